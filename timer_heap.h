@@ -1,0 +1,370 @@
+/* timer_heap.h - indexed 4-ary min-heap of timers: O(log n) insert and remove
+ * by handle, O(1) min_time, pops in expiry order.
+ *
+ *     #include "timer_heap.h"
+ *     typedef struct req { int id; struct timer_heap_node th; } req;
+ *     TIMER_HEAP_DEFINE(req, th)             // req_heap and req_heap_*()
+ *
+ *     req_heap h;
+ *     struct tlist due;
+ *     req *r;
+ *     req_heap_init(&h, now);                      // allocates nothing yet
+ *     if (req_heap_insert(&h, now + 30, &some_req) == -ENOMEM) ...
+ *     tlist_init(&due);
+ *     req_heap_pop(&h, now, &due);                 // expired, in expiry order
+ *     while ((r = req_heap_entry(tlist_pop_front(&due))) != NULL)
+ *         fail_request(r);
+ *     req_heap_destroy(&h);                        // frees the array
+ *
+ * Generated API (NAME = TYPE_heap, or the name given to TIMER_HEAP_DEFINE_NAMED):
+ *   void    NAME_init(NAME *c, int64_t now);     empty, clock = now (< 0 taken as 0)
+ *   void    NAME_clear(NAME *c);                 pending items become idle; keeps the array
+ *   void    NAME_destroy(NAME *c);               clear and free the array; may init again
+ *   int     NAME_insert(NAME *c, int64_t expire, TYPE *item);      idle -> pending
+ *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
+ *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
+ *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
+ *   int64_t NAME_min_time(const NAME *c);        exact earliest expiry, TIMER_NEVER if empty
+ *   size_t  NAME_size(const NAME *c);
+ *   bool    NAME_empty(const NAME *c);
+ *   bool    NAME_pending(const TYPE *item);
+ *   int64_t NAME_expire(const TYPE *item);       expiry of a pending or due item
+ *                                                (an idle item: its last one; NULL: TIMER_NEVER)
+ *   TYPE   *NAME_entry(struct tlist *timer_link_);      item of a result-list link; NULL for NULL
+ *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
+ * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
+ * pending or due item), -ENOMEM (the array could not grow).
+ *
+ * Options (define before including; both or neither):
+ *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc
+ *   TIMER_HEAP_FREE(ptr)             default free
+ *
+ * Layout. The array holds (expire, node) pairs, so sifting compares keys
+ * without touching the nodes (libev and Go cache the key for the same
+ * reason); each node stores its array position for remove by handle. Four
+ * children per node halve the depth of a binary heap, and their four keys
+ * are adjacent in memory. The array doubles when full and halves when a
+ * quarter full (a failed shrink is harmless and ignored).
+ *
+ * Guarantees: pop appends exactly the items with expire <= now, in
+ * non-decreasing expiry order (not FIFO among equal expiries: use
+ * timer_set.h for that). insert, remove, reschedule O(log n); pop
+ * O(log n) per item; min_time O(1). Memory: 16 bytes per array entry on
+ * 64-bit targets, between n and 4n entries.
+ *
+ * Misuse that is not detected: an item freed while pending (remove it
+ * first); remove() or reschedule() with a heap other than the one holding
+ * the item (asserted in debug builds).
+ */
+#ifndef TIMER_HEAP_H
+#define TIMER_HEAP_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "list.h"
+
+#if defined(TIMER_HEAP_REALLOC) != defined(TIMER_HEAP_FREE)
+#error "timer_heap.h: define both TIMER_HEAP_REALLOC and TIMER_HEAP_FREE, or neither"
+#endif
+#ifndef TIMER_HEAP_REALLOC
+#include <stdlib.h>
+#define TIMER_HEAP_REALLOC(ptr, bytes) realloc(ptr, bytes)
+#define TIMER_HEAP_FREE(ptr) free(ptr)
+#endif
+
+#define TIMER_HEAP_ARITY 4
+#define TIMER_HEAP_MIN_CAP 64
+
+/* Idle: link.next is NULL (a zeroed node, or what tlist_pop_front leaves).
+ * Pending: `pos` (array index + 1, never 0) overlays the link, expire >= 0.
+ * Due: in a result list, and expire holds ~expiry (negative). */
+struct timer_heap_node {
+    union {
+        struct tlist link;
+        size_t pos;
+    } u;
+    int64_t expire;
+};
+
+struct timer_heap_entry {
+    int64_t expire;
+    struct timer_heap_node *node;
+};
+
+struct timer_heap {
+    struct timer_heap_entry *a;
+    size_t count, cap;
+    int64_t now;
+};
+
+#define timer_heap_node_of_(l) tlist_entry(l, struct timer_heap_node, u.link)
+
+TIMER_INLINE_ bool timer_heap_node_pending(const struct timer_heap_node *n)
+{
+    return n != NULL && n->u.link.next != NULL && n->expire >= 0;
+}
+
+TIMER_INLINE_ int64_t timer_heap_node_expire(const struct timer_heap_node *n)
+{
+    if (n == NULL)
+        return TIMER_NEVER;
+    return n->expire < 0 ? ~n->expire : n->expire;
+}
+
+TIMER_INLINE_ void timer_heap_init(struct timer_heap *h, int64_t now)
+{
+    h->a = NULL;
+    h->count = 0;
+    h->cap = 0;
+    h->now = now < 0 ? 0 : now;
+}
+
+/* Put entry e at index i and tell its node. */
+TIMER_INLINE_ void timer_heap_place_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
+{
+    h->a[i] = e;
+    e.node->u.pos = i + 1;
+}
+
+/* Move the hole at i up until e fits, then place e there. */
+TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
+{
+    while (i > 0) {
+        size_t parent = (i - 1) / TIMER_HEAP_ARITY;
+        if (h->a[parent].expire <= e.expire)
+            break;
+        timer_heap_place_(h, i, h->a[parent]);
+        i = parent;
+    }
+    timer_heap_place_(h, i, e);
+}
+
+/* Move the hole at i down until e fits, then place e there. */
+TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
+{
+    size_t n = h->count;
+    for (;;) {
+        size_t first = i * TIMER_HEAP_ARITY + 1, c, best;
+        if (first >= n)
+            break;
+        best = first;
+        if (first + TIMER_HEAP_ARITY <= n) {
+            /* All four children exist: the common case, no bound checks. */
+            for (c = first + 1; c < first + TIMER_HEAP_ARITY; c++)
+                if (h->a[c].expire < h->a[best].expire)
+                    best = c;
+        } else {
+            for (c = first + 1; c < n; c++)
+                if (h->a[c].expire < h->a[best].expire)
+                    best = c;
+        }
+        if (e.expire <= h->a[best].expire)
+            break;
+        timer_heap_place_(h, i, h->a[best]);
+        i = best;
+    }
+    timer_heap_place_(h, i, e);
+}
+
+/* Resize the array to cap entries; false (and nothing changed) on failure. */
+TIMER_INLINE_ bool timer_heap_resize_(struct timer_heap *h, size_t cap)
+{
+    void *p;
+    if (cap > SIZE_MAX / sizeof(struct timer_heap_entry))
+        return false;
+    p = TIMER_HEAP_REALLOC(h->a, cap * sizeof(struct timer_heap_entry));
+    if (p == NULL)
+        return false;
+    h->a = (struct timer_heap_entry *)p;
+    h->cap = cap;
+    return true;
+}
+
+/* Room for one more entry. */
+TIMER_INLINE_ int timer_heap_reserve_(struct timer_heap *h)
+{
+    if (h->count < h->cap)
+        return 0;
+    return timer_heap_resize_(h, h->cap ? h->cap * 2 : TIMER_HEAP_MIN_CAP) ? 0 : -ENOMEM;
+}
+
+/* Give memory back after a large burst has drained. */
+TIMER_INLINE_ void timer_heap_shrink_(struct timer_heap *h)
+{
+    if (h->cap > TIMER_HEAP_MIN_CAP && h->count < h->cap / 4)
+        (void)timer_heap_resize_(h, h->cap / 2);
+}
+
+/* Take the entry at i out of the array; the node's own state is the caller's. */
+TIMER_INLINE_ void timer_heap_delete_(struct timer_heap *h, size_t i)
+{
+    struct timer_heap_entry last = h->a[--h->count];
+    if (i == h->count)
+        return;
+    if (i > 0 && last.expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
+        timer_heap_sift_up_(h, i, last);
+    else
+        timer_heap_sift_down_(h, i, last);
+}
+
+/* Add an unlinked node; room has been reserved. */
+TIMER_INLINE_ void timer_heap_add_(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
+{
+    struct timer_heap_entry e;
+    e.expire = expire;
+    e.node = n;
+    n->expire = expire;
+    timer_heap_sift_up_(h, h->count++, e);
+}
+
+TIMER_INLINE_ int timer_heap_insert(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
+{
+    if (n == NULL || expire < 0)
+        return -EINVAL;
+    if (n->u.link.next != NULL)
+        return -EBUSY;
+    if (timer_heap_reserve_(h) != 0)
+        return -ENOMEM;
+    timer_heap_add_(h, expire, n);
+    return 0;
+}
+
+TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_node *n)
+{
+    if (n == NULL || n->u.link.next == NULL)
+        return false;
+    if (n->expire < 0) {
+        tlist_remove(&n->u.link);          /* due: leave the result list */
+        return true;
+    }
+    assert(n->u.pos - 1 < h->count && h->a[n->u.pos - 1].node == n &&
+           "timer_heap_remove: item belongs to another heap");
+    timer_heap_delete_(h, n->u.pos - 1);
+    n->u.link.next = NULL;
+    n->u.link.prev = NULL;
+    timer_heap_shrink_(h);
+    return true;
+}
+
+TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
+{
+    size_t i;
+    struct timer_heap_entry e;
+    if (n == NULL || expire < 0)
+        return -EINVAL;
+    if (!timer_heap_node_pending(n)) {
+        if (timer_heap_reserve_(h) != 0)
+            return -ENOMEM;
+        tlist_remove(&n->u.link);          /* a due item leaves its result list */
+        timer_heap_add_(h, expire, n);
+        return 0;
+    }
+    /* Pending: change the key in place and sift whichever way it moved. */
+    i = n->u.pos - 1;
+    assert(i < h->count && h->a[i].node == n && "timer_heap_reschedule: item belongs to another heap");
+    e.expire = expire;
+    e.node = n;
+    n->expire = expire;
+    if (i > 0 && expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
+        timer_heap_sift_up_(h, i, e);
+    else
+        timer_heap_sift_down_(h, i, e);
+    return 0;
+}
+
+TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tlist *out)
+{
+    size_t k = 0;
+    if (now > h->now)
+        h->now = now;
+    while (h->count > 0 && h->a[0].expire <= now) {
+        struct timer_heap_node *n = h->a[0].node;
+        timer_heap_delete_(h, 0);
+        n->expire = ~n->expire;
+        n->u.link.next = NULL;
+        tlist_push_back(out, &n->u.link);
+        k++;
+    }
+    if (k)
+        timer_heap_shrink_(h);
+    return k;
+}
+
+TIMER_INLINE_ int64_t timer_heap_min_time(const struct timer_heap *h)
+{
+    return h->count ? h->a[0].expire : TIMER_NEVER;
+}
+
+TIMER_INLINE_ void timer_heap_clear(struct timer_heap *h)
+{
+    size_t i;
+    for (i = 0; i < h->count; i++) {
+        h->a[i].node->u.link.next = NULL;
+        h->a[i].node->u.link.prev = NULL;
+    }
+    h->count = 0;
+}
+
+TIMER_INLINE_ void timer_heap_destroy(struct timer_heap *h)
+{
+    timer_heap_clear(h);
+    if (h->a)
+        TIMER_HEAP_FREE(h->a);
+    h->a = NULL;
+    h->cap = 0;
+}
+
+/* O(n). NULL when every entry is no earlier than its parent, each node
+ * knows its index and holds the entry's expiry. */
+TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
+{
+    size_t i;
+    if (h->count > h->cap)
+        return "count exceeds capacity";
+    if (h->cap && h->a == NULL)
+        return "capacity without an array";
+    if (h->now < 0)
+        return "clock is negative";
+    for (i = 0; i < h->count; i++) {
+        const struct timer_heap_entry *e = &h->a[i];
+        if (e->node == NULL)
+            return "entry without a node";
+        if (e->node->u.pos != i + 1)
+            return "node's stored index is wrong";
+        if (e->expire < 0 || e->node->expire != e->expire)
+            return "node's expiry differs from its entry";
+        if (i > 0 && e->expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
+            return "entry is earlier than its parent";
+    }
+    return NULL;
+}
+
+#define TIMER_HEAP_DEFINE(type, member) TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
+
+#define TIMER_HEAP_DEFINE_NAMED(name, type, member)                                                                      \
+    typedef struct name { struct timer_heap heap; } name;                                                                \
+    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_) { timer_heap_init(&timer_c_->heap, timer_now_); } \
+    TIMER_INLINE_ void name##_clear(name *timer_c_) { timer_heap_clear(&timer_c_->heap); }                               \
+    TIMER_INLINE_ void name##_destroy(name *timer_c_) { timer_heap_destroy(&timer_c_->heap); }                           \
+    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                            \
+    { return timer_heap_insert(&timer_c_->heap, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }             \
+    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                        \
+    { return timer_heap_reschedule(&timer_c_->heap, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }         \
+    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                                  \
+    { return timer_heap_remove(&timer_c_->heap, timer_item_ ? &timer_item_->member : NULL); }                            \
+    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                        \
+    { return timer_heap_pop(&timer_c_->heap, timer_now_, timer_out_); }                                                  \
+    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return timer_heap_min_time(&timer_c_->heap); }         \
+    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->heap.count; }                              \
+    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->heap.count == 0; }                          \
+    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                           \
+    { return timer_heap_node_pending(timer_item_ ? &timer_item_->member : NULL); }                                       \
+    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                         \
+    { return timer_heap_node_expire(timer_item_ ? &timer_item_->member : NULL); }                                        \
+    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                          \
+    { return timer_link_ ? tlist_entry(timer_link_, type, member.u.link) : NULL; }                                       \
+    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return timer_heap_check(&timer_c_->heap); }
+
+#endif /* TIMER_HEAP_H */

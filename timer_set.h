@@ -1,0 +1,491 @@
+/* timer_set.h - ordered set of timers: an intrusive red-black tree with the
+ * earliest and latest items cached. O(log n) insert and remove, O(1)
+ * min_time, pops in expiry order, FIFO among equal expiries, no allocation.
+ *
+ *     #include "timer_set.h"
+ *     typedef struct job { int id; struct timer_set_node ts; } job;
+ *     TIMER_SET_DEFINE(job, ts)              // job_set and job_set_*()
+ *
+ *     job_set s;
+ *     struct tlist due;
+ *     job *j;
+ *     job_set_init(&s, now);
+ *     job_set_insert(&s, now + 250, &some_job);       // 0, or -EINVAL / -EBUSY
+ *     tlist_init(&due);
+ *     job_set_pop(&s, now, &due);                     // expired, in order, FIFO on ties
+ *     while ((j = job_set_entry(tlist_pop_front(&due))) != NULL)
+ *         run(j);
+ *
+ * Generated API (NAME = TYPE_set, or the name given to TIMER_SET_DEFINE_NAMED):
+ *   void    NAME_init(NAME *c, int64_t now);     empty, clock = now (< 0 taken as 0)
+ *   void    NAME_clear(NAME *c);                 pending items become idle
+ *   void    NAME_destroy(NAME *c);               same as clear (the set owns no memory)
+ *   int     NAME_insert(NAME *c, int64_t expire, TYPE *item);      idle -> pending
+ *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
+ *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
+ *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
+ *   int64_t NAME_min_time(const NAME *c);        exact earliest expiry, TIMER_NEVER if empty
+ *   size_t  NAME_size(const NAME *c);
+ *   bool    NAME_empty(const NAME *c);
+ *   bool    NAME_pending(const TYPE *item);
+ *   int64_t NAME_expire(const TYPE *item);       expiry of a pending or due item
+ *                                                (an idle item: its last one; NULL: TIMER_NEVER)
+ *   TYPE   *NAME_entry(struct tlist *timer_link_);      item of a result-list link; NULL for NULL
+ *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
+ * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
+ * pending or due item).
+ *
+ * Order: items are kept by (expiry, arrival); an equal expiry goes after
+ * those already there, so pop delivers in non-decreasing expiry order and
+ * FIFO among equal expiries (a reschedule is a new arrival).
+ *
+ * Costs: insert O(log n), and O(1) amortised when the expiry is at or after
+ * the latest item's or before the earliest's (timers with one fixed delay
+ * arrive in expiry order: they append at the right end without a search);
+ * remove O(log n) (O(1) amortised rebalancing); pop O(1) amortised per item;
+ * min_time O(1). Node: three words and the expiry (32 bytes on 64-bit).
+ *
+ * Misuse that is not detected: an item freed while pending (remove it
+ * first); remove() or reschedule() with a set other than the one holding
+ * the item.
+ */
+#ifndef TIMER_SET_H
+#define TIMER_SET_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "list.h"
+
+/* Pending: in the tree; `parent` holds the parent's address with the colour
+ * in bit 0 and TIMER_SET_IN_TREE_ in bit 1, so it is never 0.
+ * Due: `parent` is 0 and the link (overlaying the child pointers) is in a
+ * result list. Idle: `parent` is 0 and link.next is NULL: a zeroed node. */
+struct timer_set_node {
+    union {
+        struct timer_set_node *child[2];    /* [0] earlier, [1] later */
+        struct tlist link;
+    } u;
+    uintptr_t parent;
+    int64_t expire;
+};
+
+struct timer_set {
+    struct timer_set_node *root;
+    struct timer_set_node *first, *last;    /* earliest and latest, NULL when empty */
+    size_t count;
+    int64_t now;
+};
+
+#define TIMER_SET_BLACK_ ((uintptr_t)1)
+#define TIMER_SET_IN_TREE_ ((uintptr_t)2)
+#define TIMER_SET_FLAGS_ ((uintptr_t)3)
+
+#define timer_set_node_of_(l) tlist_entry(l, struct timer_set_node, u.link)
+
+TIMER_INLINE_ struct timer_set_node *timer_set_parent_(const struct timer_set_node *n)
+{
+    return (struct timer_set_node *)(n->parent & ~TIMER_SET_FLAGS_);
+}
+
+TIMER_INLINE_ void timer_set_set_parent_(struct timer_set_node *n, struct timer_set_node *p)
+{
+    n->parent = (uintptr_t)p | (n->parent & TIMER_SET_FLAGS_);
+}
+
+TIMER_INLINE_ bool timer_set_is_red_(const struct timer_set_node *n)
+{
+    return n != NULL && !(n->parent & TIMER_SET_BLACK_);
+}
+
+TIMER_INLINE_ void timer_set_paint_(struct timer_set_node *n, uintptr_t black)
+{
+    n->parent = (n->parent & ~TIMER_SET_BLACK_) | black;
+}
+
+TIMER_INLINE_ bool timer_set_node_pending(const struct timer_set_node *n)
+{
+    return n != NULL && n->parent != 0;
+}
+
+TIMER_INLINE_ int64_t timer_set_node_expire(const struct timer_set_node *n)
+{
+    return n != NULL ? n->expire : TIMER_NEVER;
+}
+
+TIMER_INLINE_ void timer_set_init(struct timer_set *s, int64_t now)
+{
+    s->root = NULL;
+    s->first = NULL;
+    s->last = NULL;
+    s->count = 0;
+    s->now = now < 0 ? 0 : now;
+}
+
+/* In p's parent (or the root), make `to` the child that `from` was. */
+TIMER_INLINE_ void timer_set_replace_child_(struct timer_set *s, struct timer_set_node *p,
+                                            struct timer_set_node *from, struct timer_set_node *to)
+{
+    if (p == NULL)
+        s->root = to;
+    else
+        p->u.child[p->u.child[1] == from] = to;
+}
+
+/* Rotate x down towards side d; its child on the other side takes its place. */
+TIMER_INLINE_ void timer_set_rotate_(struct timer_set *s, struct timer_set_node *x, int d)
+{
+    struct timer_set_node *y = x->u.child[!d], *p = timer_set_parent_(x);
+    x->u.child[!d] = y->u.child[d];
+    if (y->u.child[d])
+        timer_set_set_parent_(y->u.child[d], x);
+    y->u.child[d] = x;
+    timer_set_set_parent_(x, y);
+    timer_set_set_parent_(y, p);
+    timer_set_replace_child_(s, p, x, y);
+}
+
+/* In-order neighbour of n on side d (d = 1: next, d = 0: previous). */
+TIMER_INLINE_ struct timer_set_node *timer_set_step_(struct timer_set_node *n, int d)
+{
+    struct timer_set_node *p;
+    if (n->u.child[d]) {
+        n = n->u.child[d];
+        while (n->u.child[!d])
+            n = n->u.child[!d];
+        return n;
+    }
+    while ((p = timer_set_parent_(n)) != NULL && p->u.child[d] == n)
+        n = p;
+    return p;
+}
+
+/* Restore the red-black rules after linking the red leaf n. */
+TIMER_INLINE_ void timer_set_insert_fixup_(struct timer_set *s, struct timer_set_node *n)
+{
+    struct timer_set_node *p, *g, *u;
+    while ((p = timer_set_parent_(n)) != NULL && timer_set_is_red_(p)) {
+        int d;
+        g = timer_set_parent_(p);           /* exists: a red node is never the root */
+        d = g->u.child[1] == p;
+        u = g->u.child[!d];
+        if (timer_set_is_red_(u)) {         /* red uncle: recolour, retry two levels up */
+            timer_set_paint_(p, TIMER_SET_BLACK_);
+            timer_set_paint_(u, TIMER_SET_BLACK_);
+            timer_set_paint_(g, 0);
+            n = g;
+            continue;
+        }
+        if (p->u.child[!d] == n) {          /* inner grandchild: make it outer */
+            timer_set_rotate_(s, p, d);
+            p = n;
+        }
+        timer_set_rotate_(s, g, !d);
+        timer_set_paint_(p, TIMER_SET_BLACK_);
+        timer_set_paint_(g, 0);
+        break;
+    }
+    timer_set_paint_(s->root, TIMER_SET_BLACK_);
+}
+
+/* Link an unlinked node by (expire, arrival). */
+TIMER_INLINE_ void timer_set_add_(struct timer_set *s, int64_t expire, struct timer_set_node *n)
+{
+    struct timer_set_node *p;
+    int d;
+    n->expire = expire;
+    n->u.child[0] = NULL;
+    n->u.child[1] = NULL;
+    if (s->root == NULL) {
+        n->parent = TIMER_SET_IN_TREE_ | TIMER_SET_BLACK_;
+        s->root = s->first = s->last = n;
+        s->count++;
+        return;
+    }
+    if (expire >= s->last->expire) {        /* append: the latest has no later child */
+        p = s->last;
+        d = 1;
+        s->last = n;
+    } else if (expire < s->first->expire) { /* prepend: the earliest has no earlier child */
+        p = s->first;
+        d = 0;
+        s->first = n;
+    } else {
+        struct timer_set_node *cur = s->root;
+        do {
+            p = cur;
+            d = expire >= cur->expire;      /* equal goes later: FIFO */
+            cur = cur->u.child[d];
+        } while (cur != NULL);
+    }
+    p->u.child[d] = n;
+    n->parent = (uintptr_t)p | TIMER_SET_IN_TREE_;    /* red */
+    s->count++;
+    timer_set_insert_fixup_(s, n);
+}
+
+/* Restore the black heights after a black node left the place of x (maybe
+ * NULL) under parent p. */
+TIMER_INLINE_ void timer_set_erase_fixup_(struct timer_set *s, struct timer_set_node *x,
+                                          struct timer_set_node *p)
+{
+    while (x != s->root && !timer_set_is_red_(x)) {
+        int d = p->u.child[1] == x;         /* x's side; the sibling exists */
+        struct timer_set_node *w = p->u.child[!d];
+        if (timer_set_is_red_(w)) {         /* red sibling: rotate it up, sibling turns black */
+            timer_set_paint_(w, TIMER_SET_BLACK_);
+            timer_set_paint_(p, 0);
+            timer_set_rotate_(s, p, d);
+            w = p->u.child[!d];
+        }
+        if (!timer_set_is_red_(w->u.child[0]) && !timer_set_is_red_(w->u.child[1])) {
+            timer_set_paint_(w, 0);         /* push the deficit up */
+            x = p;
+            p = timer_set_parent_(x);
+            continue;
+        }
+        if (!timer_set_is_red_(w->u.child[!d])) {   /* near nephew red: make it far */
+            timer_set_paint_(w->u.child[d], TIMER_SET_BLACK_);
+            timer_set_paint_(w, 0);
+            timer_set_rotate_(s, w, !d);
+            w = p->u.child[!d];
+        }
+        timer_set_paint_(w, p->parent & TIMER_SET_BLACK_);
+        timer_set_paint_(p, TIMER_SET_BLACK_);
+        timer_set_paint_(w->u.child[!d], TIMER_SET_BLACK_);
+        timer_set_rotate_(s, p, d);
+        x = s->root;
+        break;
+    }
+    if (x)
+        timer_set_paint_(x, TIMER_SET_BLACK_);
+}
+
+/* Unlink a pending node from the tree; its own fields are the caller's. */
+TIMER_INLINE_ void timer_set_erase_(struct timer_set *s, struct timer_set_node *z)
+{
+    struct timer_set_node *x, *p;
+    bool black;
+    if (z == s->first)
+        s->first = timer_set_step_(z, 1);
+    if (z == s->last)
+        s->last = timer_set_step_(z, 0);
+    if (z->u.child[0] && z->u.child[1]) {
+        /* Two children: the successor y (no earlier child) takes z's place
+         * and colour; the fix-up starts where y was. */
+        struct timer_set_node *y = z->u.child[1];
+        while (y->u.child[0])
+            y = y->u.child[0];
+        x = y->u.child[1];
+        black = !timer_set_is_red_(y);
+        if (timer_set_parent_(y) == z) {
+            p = y;
+        } else {
+            p = timer_set_parent_(y);
+            p->u.child[0] = x;
+            if (x)
+                timer_set_set_parent_(x, p);
+            y->u.child[1] = z->u.child[1];
+            timer_set_set_parent_(y->u.child[1], y);
+        }
+        y->u.child[0] = z->u.child[0];
+        timer_set_set_parent_(y->u.child[0], y);
+        timer_set_replace_child_(s, timer_set_parent_(z), z, y);
+        y->parent = z->parent;
+    } else {
+        x = z->u.child[0] ? z->u.child[0] : z->u.child[1];
+        p = timer_set_parent_(z);
+        black = !timer_set_is_red_(z);
+        timer_set_replace_child_(s, p, z, x);
+        if (x)
+            timer_set_set_parent_(x, p);
+    }
+    s->count--;
+    if (black)
+        timer_set_erase_fixup_(s, x, p);
+}
+
+TIMER_INLINE_ int timer_set_insert(struct timer_set *s, int64_t expire, struct timer_set_node *n)
+{
+    if (n == NULL || expire < 0)
+        return -EINVAL;
+    if (n->parent != 0 || n->u.link.next != NULL)
+        return -EBUSY;
+    timer_set_add_(s, expire, n);
+    return 0;
+}
+
+/* Make a pending or due node idle; false if it already was. */
+TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node *n)
+{
+    if (n->parent != 0) {
+        timer_set_erase_(s, n);
+        n->parent = 0;
+        n->u.link.next = NULL;
+        n->u.link.prev = NULL;
+        return true;
+    }
+    if (n->u.link.next != NULL) {
+        tlist_remove(&n->u.link);
+        return true;
+    }
+    return false;
+}
+
+TIMER_INLINE_ bool timer_set_remove(struct timer_set *s, struct timer_set_node *n)
+{
+    return n != NULL && timer_set_unlink_(s, n);
+}
+
+TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, struct timer_set_node *n)
+{
+    if (n == NULL || expire < 0)
+        return -EINVAL;
+    timer_set_unlink_(s, n);
+    timer_set_add_(s, expire, n);
+    return 0;
+}
+
+TIMER_INLINE_ size_t timer_set_pop(struct timer_set *s, int64_t now, struct tlist *out)
+{
+    size_t k = 0;
+    struct timer_set_node *n;
+    if (now > s->now)
+        s->now = now;
+    while ((n = s->first) != NULL && n->expire <= now) {
+        timer_set_erase_(s, n);
+        n->parent = 0;
+        n->u.link.next = NULL;
+        tlist_push_back(out, &n->u.link);
+        k++;
+    }
+    return k;
+}
+
+TIMER_INLINE_ int64_t timer_set_min_time(const struct timer_set *s)
+{
+    return s->first ? s->first->expire : TIMER_NEVER;
+}
+
+TIMER_INLINE_ void timer_set_clear(struct timer_set *s)
+{
+    /* Walk down to a leaf, idle it, climb to its parent: no stack, O(n). */
+    struct timer_set_node *n = s->root;
+    while (n != NULL) {
+        struct timer_set_node *p;
+        if (n->u.child[0]) {
+            n = n->u.child[0];
+            continue;
+        }
+        if (n->u.child[1]) {
+            n = n->u.child[1];
+            continue;
+        }
+        p = timer_set_parent_(n);
+        if (p)
+            p->u.child[p->u.child[1] == n] = NULL;
+        n->parent = 0;
+        n->u.link.next = NULL;
+        n->u.link.prev = NULL;
+        n = p;
+    }
+    timer_set_init(s, s->now);
+}
+
+/* Black height of the subtree at n, or -1 with *why set when a rule breaks. */
+TIMER_INLINE_ long timer_set_check_node_(const struct timer_set *s, const struct timer_set_node *n,
+                                         const struct timer_set_node *parent, size_t *seen,
+                                         const struct timer_set_node **prev, const char **why)
+{
+    long hl, hr;
+    if (n == NULL)
+        return 0;
+    if (++*seen > s->count) {
+        *why = "more nodes in the tree than the count";
+        return -1;
+    }
+    if (!(n->parent & TIMER_SET_IN_TREE_) || timer_set_parent_(n) != parent) {
+        *why = "node's parent link or in-tree flag is wrong";
+        return -1;
+    }
+    if (timer_set_is_red_(n) && (timer_set_is_red_(n->u.child[0]) || timer_set_is_red_(n->u.child[1]))) {
+        *why = "red node with a red child";
+        return -1;
+    }
+    if (n->expire < 0) {
+        *why = "negative expiry in the tree";
+        return -1;
+    }
+    hl = timer_set_check_node_(s, n->u.child[0], n, seen, prev, why);
+    if (hl < 0)
+        return -1;
+    if (*prev && (*prev)->expire > n->expire) {
+        *why = "in-order walk is not sorted";
+        return -1;
+    }
+    if (*prev == NULL && n != s->first) {
+        *why = "cached first is not the leftmost node";
+        return -1;
+    }
+    *prev = n;
+    hr = timer_set_check_node_(s, n->u.child[1], n, seen, prev, why);
+    if (hr < 0)
+        return -1;
+    if (hl != hr) {
+        *why = "black heights differ";
+        return -1;
+    }
+    return hl + !timer_set_is_red_(n);
+}
+
+/* O(n). NULL when the red-black rules hold, the in-order walk is sorted,
+ * first/last are the ends and the count matches. (FIFO among equal keys is
+ * an ordering of arrival the tree does not record; the tests check it.) */
+TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
+{
+    size_t seen = 0;
+    const struct timer_set_node *prev = NULL;
+    const char *why = NULL;
+    if (s->root && timer_set_is_red_(s->root))
+        return "red root";
+    if (timer_set_check_node_(s, s->root, NULL, &seen, &prev, &why) < 0)
+        return why;
+    if (seen != s->count)
+        return "count does not match the nodes in the tree";
+    if (prev != s->last)
+        return "cached last is not the rightmost node";
+    if ((s->root == NULL) != (s->first == NULL))
+        return "cached first disagrees with the root";
+    if (s->now < 0)
+        return "clock is negative";
+    return NULL;
+}
+
+#define TIMER_SET_DEFINE(type, member) TIMER_SET_DEFINE_NAMED(type##_set, type, member)
+
+#define TIMER_SET_DEFINE_NAMED(name, type, member)                                                                     \
+    typedef struct name { struct timer_set set; } name;                                                                \
+    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_) { timer_set_init(&timer_c_->set, timer_now_); } \
+    TIMER_INLINE_ void name##_clear(name *timer_c_) { timer_set_clear(&timer_c_->set); }                               \
+    TIMER_INLINE_ void name##_destroy(name *timer_c_) { timer_set_clear(&timer_c_->set); }                             \
+    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                          \
+    { return timer_set_insert(&timer_c_->set, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }             \
+    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                      \
+    { return timer_set_reschedule(&timer_c_->set, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }         \
+    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                                \
+    { return timer_set_remove(&timer_c_->set, timer_item_ ? &timer_item_->member : NULL); }                            \
+    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                      \
+    { return timer_set_pop(&timer_c_->set, timer_now_, timer_out_); }                                                  \
+    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return timer_set_min_time(&timer_c_->set); }         \
+    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->set.count; }                             \
+    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->set.count == 0; }                         \
+    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                         \
+    { return timer_set_node_pending(timer_item_ ? &timer_item_->member : NULL); }                                      \
+    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                       \
+    { return timer_set_node_expire(timer_item_ ? &timer_item_->member : NULL); }                                       \
+    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                        \
+    { return timer_link_ ? tlist_entry(timer_link_, type, member.u.link) : NULL; }                                     \
+    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return timer_set_check(&timer_c_->set); }
+
+#endif /* TIMER_SET_H */

@@ -1,0 +1,413 @@
+/* timer_wheel.h - hierarchical timing wheel over int64 time: O(1) insert and
+ * remove, pop that visits only occupied slots, no allocation.
+ *
+ *     #include "timer_wheel.h"
+ *     typedef struct conn { int fd; struct timer_wheel_node tw; } conn;
+ *     TIMER_WHEEL_DEFINE(conn, tw)           // conn_wheel and conn_wheel_*()
+ *
+ *     conn_wheel w;
+ *     struct tlist due;
+ *     conn *c;
+ *     conn_wheel_init(&w, now);
+ *     conn_wheel_insert(&w, now + 5000, &some_conn);       // 0, or -EINVAL / -EBUSY
+ *     ...
+ *     tlist_init(&due);
+ *     conn_wheel_pop(&w, now, &due);                       // every item with expire <= now
+ *     while ((c = conn_wheel_entry(tlist_pop_front(&due))) != NULL)
+ *         close_conn(c);                                   // may insert/remove anything
+ *
+ * Generated API (NAME = TYPE_wheel, or the name given to TIMER_WHEEL_DEFINE_NAMED):
+ *   void    NAME_init(NAME *c, int64_t now);     empty, clock = now (< 0 taken as 0)
+ *   void    NAME_clear(NAME *c);                 pending items become idle
+ *   void    NAME_destroy(NAME *c);               same as clear (the wheel owns no memory)
+ *   int     NAME_insert(NAME *c, int64_t expire, TYPE *item);      idle -> pending
+ *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
+ *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
+ *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
+ *   int64_t NAME_min_time(const NAME *c);        lower bound of the earliest expiry
+ *   size_t  NAME_size(const NAME *c);
+ *   bool    NAME_empty(const NAME *c);
+ *   bool    NAME_pending(const TYPE *item);
+ *   int64_t NAME_expire(const TYPE *item);       expiry of a pending or due item
+ *                                                (an idle item: its last one; NULL: TIMER_NEVER)
+ *   TYPE   *NAME_entry(struct tlist *timer_link_);      item of a result-list link; NULL for NULL
+ *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
+ * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
+ * pending or due item). Valid times are 0 .. INT64_MAX, in any unit.
+ *
+ * How it works. Time is split into 6-bit groups; with `clock` the wheel's
+ * current time, an item lives in level L = the highest group in which its
+ * expiry differs from the clock, in slot = that group of its expiry (the
+ * scheme of Varghese & Lauck's hierarchical wheels, with skynet-style
+ * addressing by the differing bits). 11 levels x 64 slots cover 66 bits; one
+ * 704-bit occupancy bitmap says which slots hold items. Within a level every
+ * occupied slot is ahead of the clock's group, and every item of level L is
+ * earlier than every item of level L+1, so the first set bit is the earliest
+ * slot. pop(now) takes whole slots below now's slot, and re-files only the
+ * items of the one slot that now lands in; a re-filed item moves at least one
+ * level down, so it moves at most 10 times in its life and never cycles.
+ * Items inserted at or before the clock wait, sorted, in an overdue list that
+ * every pop with now >= their expiry drains.
+ *
+ * Guarantees and costs:
+ * - insert, remove, reschedule O(1) (an insert at or before the clock is
+ *   placed in the sorted overdue list from its end: O(1) when such inserts
+ *   come in expiry order, O(overdue items) at worst);
+ * - pop(now) appends exactly the items with expire <= now; O(1) per item
+ *   plus O(11) words of bitmap; a pop with now behind the clock only looks at
+ *   the overdue list, and costs O(items it pops);
+ * - pop order: overdue items first, in expiry order (FIFO among equal), then
+ *   slot by slot in increasing time. A level-0 slot holds a single expiry
+ *   (FIFO); a coarser slot that a pop takes whole spans 64^L ticks and its
+ *   items come in the order they were filed there, not sorted. Use timer_set.h
+ *   or timer_heap.h when one pop must deliver in exact expiry order;
+ * - min_time is O(1) and never later than the earliest expiry. It is exact
+ *   when the earliest item is overdue, lies in the clock's finest 64-tick
+ *   window, or is alone in its slot; otherwise it is the start of the earliest
+ *   occupied slot. Repeating `t = min_time(); pop(t)` pops the earliest item
+ *   within 11 rounds (each round moves it at least one level down);
+ * - the clock moves only forward, only by pop.
+ *
+ * Misuse that is not detected: an item freed while pending (remove it
+ * first), and remove() or reschedule() with a container other than the one
+ * holding the item (asserted in debug builds when it empties a slot).
+ * A user type named `timer` would make TIMER_WHEEL_DEFINE's `timer_wheel`
+ * clash with this header's own names: use TIMER_WHEEL_DEFINE_NAMED then.
+ */
+#ifndef TIMER_WHEEL_H
+#define TIMER_WHEEL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "list.h"
+#include "bitmap.h"
+
+#define TIMER_WHEEL_BITS 6
+#define TIMER_WHEEL_SLOTS 64
+#define TIMER_WHEEL_LEVELS 11
+/* Slot index of the overdue list, after the 704 wheel slots. */
+#define TIMER_WHEEL_OVERDUE (TIMER_WHEEL_LEVELS * TIMER_WHEEL_SLOTS)
+#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_OVERDUE + 1)
+
+/* A pending node stores its expiry; a due node stores ~expiry (negative), so
+ * the sign tells the two states apart without a flag field. Idle: link.next
+ * is NULL, which is also what tlist_pop_front leaves behind. */
+struct timer_wheel_node {
+    struct tlist link;      /* in a slot list (pending) or a result list (due) */
+    int64_t expire;
+};
+
+struct timer_wheel {
+    int64_t now;            /* the clock */
+    size_t count;           /* pending items */
+    /* Bit i set <=> slot[i] is non-empty. A slot's head is initialised when
+     * its bit is set, so init only has to clear 12 words. */
+    uint64_t occupied[TBITMAP_WORDS(TIMER_WHEEL_NSLOTS)];
+    struct tlist slot[TIMER_WHEEL_NSLOTS];
+};
+
+#define timer_wheel_node_of_(l) tlist_entry(l, struct timer_wheel_node, link)
+
+TIMER_INLINE_ bool timer_wheel_node_pending(const struct timer_wheel_node *n)
+{
+    return n != NULL && n->link.next != NULL && n->expire >= 0;
+}
+
+TIMER_INLINE_ int64_t timer_wheel_node_expire(const struct timer_wheel_node *n)
+{
+    if (n == NULL)
+        return TIMER_NEVER;
+    return n->expire < 0 ? ~n->expire : n->expire;
+}
+
+TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
+{
+    w->now = now < 0 ? 0 : now;
+    w->count = 0;
+    tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
+}
+
+/* The slot of an expiry that is later than the clock. */
+TIMER_INLINE_ size_t timer_wheel_slot_(int64_t clock, int64_t expire)
+{
+    unsigned level = tbitmap_highest((uint64_t)expire ^ (uint64_t)clock) / TIMER_WHEEL_BITS;
+    return level * TIMER_WHEEL_SLOTS +
+           (size_t)(((uint64_t)expire >> (level * TIMER_WHEEL_BITS)) & (TIMER_WHEEL_SLOTS - 1));
+}
+
+/* Append an unlinked node to slot i, initialising the head if i was empty. */
+TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
+{
+    struct tlist *head = &w->slot[i];
+    if (!tbitmap_test(w->occupied, i)) {
+        tbitmap_set(w->occupied, i);
+        tlist_init(head);
+    }
+    tlist_push_back(head, &n->link);
+}
+
+/* Overdue items are kept sorted (FIFO among equal expiries), searched from
+ * the end: such inserts usually come in time order. */
+TIMER_INLINE_ void timer_wheel_link_overdue_(struct timer_wheel *w, struct timer_wheel_node *n)
+{
+    struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos;
+    if (!tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
+        tbitmap_set(w->occupied, TIMER_WHEEL_OVERDUE);
+        tlist_init(head);
+    }
+    for (pos = head->prev; pos != head; pos = pos->prev)
+        if (timer_wheel_node_of_(pos)->expire <= n->expire)
+            break;
+    tlist_push_back(pos->next, &n->link);   /* i.e. link n just after pos */
+}
+
+/* File an unlinked node at `expire` relative to the current clock. */
+TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
+{
+    n->expire = expire;
+    if (expire > w->now)
+        timer_wheel_link_(w, timer_wheel_slot_(w->now, expire), n);
+    else
+        timer_wheel_link_overdue_(w, n);
+}
+
+TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
+{
+    if (n == NULL || expire < 0)
+        return -EINVAL;
+    if (n->link.next != NULL)
+        return -EBUSY;
+    timer_wheel_file_(w, expire, n);
+    w->count++;
+    return 0;
+}
+
+TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_node *n)
+{
+    struct tlist *prev, *next;
+    if (n == NULL || n->link.next == NULL)
+        return false;
+    prev = n->link.prev;
+    next = n->link.next;
+    prev->next = next;
+    next->prev = prev;
+    n->link.next = NULL;
+    n->link.prev = NULL;
+    if (n->expire >= 0) {
+        w->count--;
+        /* Only a head is its own neighbour's neighbour: the slot is empty. */
+        if (prev == next) {
+            assert(prev >= w->slot && prev < w->slot + TIMER_WHEEL_NSLOTS &&
+                   "timer_wheel_remove: item belongs to another wheel");
+            tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
+        }
+    }
+    return true;
+}
+
+TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
+{
+    if (n == NULL || expire < 0)
+        return -EINVAL;
+    /* A pending item that stays in its slot only needs its new expiry: the
+     * common case of a connection timeout pushed back by a few ticks. */
+    if (timer_wheel_node_pending(n) && n->expire > w->now && expire > w->now &&
+        timer_wheel_slot_(w->now, n->expire) == timer_wheel_slot_(w->now, expire)) {
+        n->expire = expire;
+        return 0;
+    }
+    timer_wheel_remove(w, n);
+    timer_wheel_file_(w, expire, n);
+    w->count++;
+    return 0;
+}
+
+/* Hand the whole of slot i to out as due items. */
+TIMER_INLINE_ size_t timer_wheel_take_slot_(struct timer_wheel *w, size_t i, struct tlist *out)
+{
+    struct tlist *head = &w->slot[i], *pos;
+    size_t k = 0;
+    tlist_foreach(pos, head) {
+        struct timer_wheel_node *n = timer_wheel_node_of_(pos);
+        n->expire = ~n->expire;
+        k++;
+    }
+    tlist_splice_back(out, head);
+    tbitmap_clear(w->occupied, i);
+    return k;
+}
+
+/* now is behind the clock: pop the due prefix of the sorted overdue list. */
+TIMER_INLINE_ size_t timer_wheel_pop_overdue_(struct timer_wheel *w, int64_t now, struct tlist *out)
+{
+    struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos;
+    size_t k = 0;
+    while ((pos = head->next) != head && timer_wheel_node_of_(pos)->expire <= now) {
+        struct timer_wheel_node *n = timer_wheel_node_of_(pos);
+        tlist_remove(pos);
+        n->expire = ~n->expire;
+        tlist_push_back(out, pos);
+        k++;
+    }
+    if (tlist_empty(head))
+        tbitmap_clear(w->occupied, TIMER_WHEEL_OVERDUE);
+    return k;
+}
+
+/* The clock has just moved to now, into slot i: its items are due or move
+ * to a finer level (they share every group from i's level up with now). */
+TIMER_INLINE_ size_t timer_wheel_refile_(struct timer_wheel *w, size_t i, struct tlist *out)
+{
+    struct tlist *head = &w->slot[i], *pos, *next;
+    size_t k = 0;
+    tbitmap_clear(w->occupied, i);
+    for (pos = head->next; pos != head; pos = next) {
+        struct timer_wheel_node *n = timer_wheel_node_of_(pos);
+        next = pos->next;
+        pos->next = NULL;                   /* detached from the old slot */
+        if (n->expire <= w->now) {
+            n->expire = ~n->expire;
+            tlist_push_back(out, pos);
+            k++;
+        } else {
+            timer_wheel_link_(w, timer_wheel_slot_(w->now, n->expire), n);
+        }
+    }
+    return k;
+}
+
+TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
+{
+    size_t k = 0, i, end;
+    unsigned level;
+    if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
+        if (now >= w->now)
+            k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);
+        else
+            k += timer_wheel_pop_overdue_(w, now, out);
+    }
+    if (now > w->now) {
+        /* Everything below now's slot at the highest level where now and
+         * the clock differ is due; that slot itself gets re-filed. */
+        level = tbitmap_highest((uint64_t)now ^ (uint64_t)w->now) / TIMER_WHEEL_BITS;
+        end = level * TIMER_WHEEL_SLOTS +
+              (size_t)(((uint64_t)now >> (level * TIMER_WHEEL_BITS)) & (TIMER_WHEEL_SLOTS - 1));
+        i = 0;
+        while ((i = tbitmap_find_first(w->occupied, i, end)) < end)
+            k += timer_wheel_take_slot_(w, i, out);
+        w->now = now;
+        if (tbitmap_test(w->occupied, end))
+            k += timer_wheel_refile_(w, end, out);
+    }
+    w->count -= k;
+    return k;
+}
+
+TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
+{
+    size_t i;
+    unsigned shift;
+    const struct tlist *head;
+    uint64_t high;
+    if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
+        return timer_wheel_node_of_(w->slot[TIMER_WHEEL_OVERDUE].next)->expire;
+    i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
+    if (i == TIMER_WHEEL_OVERDUE)
+        return TIMER_NEVER;
+    head = &w->slot[i];
+    if (head->next == head->prev)           /* alone in its slot: exact */
+        return timer_wheel_node_of_(head->next)->expire;
+    /* The start of slot i: the clock's groups above its level, the slot's
+     * group, zeros below. Exact at level 0, where a slot is one tick. */
+    shift = (unsigned)(i / TIMER_WHEEL_SLOTS) * TIMER_WHEEL_BITS;
+    high = shift + TIMER_WHEEL_BITS < 64 ? (uint64_t)w->now >> (shift + TIMER_WHEEL_BITS)
+                                                 << (shift + TIMER_WHEEL_BITS)
+                                          : 0;
+    return (int64_t)(high | ((uint64_t)(i % TIMER_WHEEL_SLOTS) << shift));
+}
+
+TIMER_INLINE_ void timer_wheel_clear(struct timer_wheel *w)
+{
+    size_t i = 0;
+    struct tlist *pos, *next;
+    while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
+        struct tlist *head = &w->slot[i];
+        for (pos = head->next; pos != head; pos = next) {
+            next = pos->next;
+            pos->next = NULL;
+            pos->prev = NULL;
+        }
+        tbitmap_clear(w->occupied, i);
+    }
+    w->count = 0;
+}
+
+/* O(n + slots). NULL when every item sits in the slot its expiry maps to,
+ * the bitmap matches the slots and the count matches the items. */
+TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
+{
+    size_t i, seen = 0;
+    const struct tlist *pos;
+    if (w->now < 0)
+        return "clock is negative";
+    for (i = 0; i < TIMER_WHEEL_NSLOTS; i++) {
+        const struct tlist *head = &w->slot[i];
+        int64_t last = -1;
+        if (!tbitmap_test(w->occupied, i))
+            continue;
+        if (head->next == head)
+            return "bitmap marks an empty slot";
+        for (pos = head->next; pos != head; pos = pos->next) {
+            const struct timer_wheel_node *n = (const struct timer_wheel_node *)(const void *)
+                ((const char *)pos - offsetof(struct timer_wheel_node, link));
+            if (++seen > w->count)
+                return "more items in slots than the count";
+            if (pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos)
+                return "broken slot list";
+            if (n->expire < 0)
+                return "a due item is in a slot";
+            if (i == TIMER_WHEEL_OVERDUE) {
+                if (n->expire > w->now)
+                    return "overdue list holds an item later than the clock";
+                if (n->expire < last)
+                    return "overdue list is not sorted";
+                last = n->expire;
+            } else if (n->expire <= w->now || timer_wheel_slot_(w->now, n->expire) != i) {
+                return "item is not in the slot its expiry maps to";
+            }
+        }
+    }
+    if (seen != w->count)
+        return "count does not match the items in slots";
+    return NULL;
+}
+
+#define TIMER_WHEEL_DEFINE(type, member) TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
+
+#define TIMER_WHEEL_DEFINE_NAMED(name, type, member)                                                                       \
+    typedef struct name { struct timer_wheel wheel; } name;                                                                \
+    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_) { timer_wheel_init(&timer_c_->wheel, timer_now_); } \
+    TIMER_INLINE_ void name##_clear(name *timer_c_) { timer_wheel_clear(&timer_c_->wheel); }                               \
+    TIMER_INLINE_ void name##_destroy(name *timer_c_) { timer_wheel_clear(&timer_c_->wheel); }                             \
+    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                              \
+    { return timer_wheel_insert(&timer_c_->wheel, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }             \
+    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                          \
+    { return timer_wheel_reschedule(&timer_c_->wheel, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }         \
+    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                                    \
+    { return timer_wheel_remove(&timer_c_->wheel, timer_item_ ? &timer_item_->member : NULL); }                            \
+    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                          \
+    { return timer_wheel_pop(&timer_c_->wheel, timer_now_, timer_out_); }                                                  \
+    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return timer_wheel_min_time(&timer_c_->wheel); }         \
+    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->wheel.count; }                               \
+    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->wheel.count == 0; }                           \
+    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                             \
+    { return timer_wheel_node_pending(timer_item_ ? &timer_item_->member : NULL); }                                        \
+    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                           \
+    { return timer_wheel_node_expire(timer_item_ ? &timer_item_->member : NULL); }                                         \
+    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                            \
+    { return timer_link_ ? tlist_entry(timer_link_, type, member.link) : NULL; }                                           \
+    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return timer_wheel_check(&timer_c_->wheel); }
+
+#endif /* TIMER_WHEEL_H */
