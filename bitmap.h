@@ -93,6 +93,8 @@ TBITMAP_INLINE_ unsigned tbitmap_highest(uint64_t x)
         return (unsigned)i;
     }
 #else
+    /* Written as 63 - clz rather than clz ^ 63: gcc then reuses the source
+     * register for bsr, which avoids bsr's false dependency on its output. */
     return 63u - (unsigned)__builtin_clzll(x);
 #endif
 }

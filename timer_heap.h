@@ -30,7 +30,7 @@
  *   bool    NAME_pending(const TYPE *item);
  *   int64_t NAME_expire(const TYPE *item);       expiry of a pending or due item
  *                                                (an idle item: its last one; NULL: TIMER_NEVER)
- *   TYPE   *NAME_entry(struct tlist *timer_link_);      item of a result-list link; NULL for NULL
+ *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
  * pending or due item), -ENOMEM (the array could not grow).
