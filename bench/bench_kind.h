@@ -1,0 +1,319 @@
+/* bench_kind.h - the benchmark driver, written once over the shared container
+ * API and included by bench.c once per container kind.
+ *
+ * Before each inclusion bench.c defines:
+ *   KIND               token that prefixes every generated name (kset, kheap, kwheel)
+ *   KIND_NAME          the kind as printed ("set")
+ *   KIND_NODE          the node type (struct timer_set_node)
+ *   KIND_DEFINE        the container's DEFINE_NAMED macro
+ *   KIND_OWNED(c)      bytes the container owns beyond the caller's items
+ *   KIND_MIN_EXACT     1 if min_time is exact right after init, 0 if only a lower bound
+ * This file #undefs them at its end, so the next inclusion starts clean.
+ *
+ * Each kind gets its own item array element: the kind's node plus the
+ * expiry the benchmark expects (`when`), so a kind's cache footprint is its
+ * own node's size, not the sum of three nodes.
+ */
+
+#define K_(suffix) BENCH_CAT(KIND, suffix)
+#define C_(fn) BENCH_CAT(KIND, BENCH_CAT(_c_, fn))
+#define ITEM struct K_(_item)
+#define CONT K_(_c)
+
+struct K_(_item) {
+    KIND_NODE node;
+    int64_t when;           /* the expiry the benchmark expects to see popped */
+};
+
+BENCH_EXPAND_DEFINE(KIND_DEFINE, CONT, ITEM, node)
+
+/* Pop at `now` and check that exactly `want` comes out (seed protocol). */
+static inline void K_(_pop_one)(CONT *c, struct tlist *out, int64_t now, ITEM *want)
+{
+    size_t k = C_(pop)(c, now, out);
+    ITEM *got = C_(entry)(tlist_pop_front(out));
+    if (k != 1 || got != want || !tlist_empty(out))
+        bench_fail("%s: pop(%" PRId64 ") returned %zu item(s), expected exactly item %zu",
+                   KIND_NAME, now, k, (size_t)(want - (ITEM *)bench_arena));
+}
+
+/* Pop at `now` and drain the result list, checking that every item is due
+ * (when <= now: no early firing) and was not due at the previous pop
+ * (when > prev: no timer left behind). Returns the number popped. */
+static inline size_t K_(_drain)(CONT *c, struct tlist *out, int64_t prev, int64_t now)
+{
+    size_t k = C_(pop)(c, now, out), seen = 0;
+    ITEM *it;
+    while ((it = C_(entry)(tlist_pop_front(out))) != NULL) {
+        if (it->when > now || it->when <= prev)
+            bench_fail("%s: pop(%" PRId64 ") after pop(%" PRId64 ") returned an item expiring at %" PRId64,
+                       KIND_NAME, now, prev, it->when);
+        seen++;
+    }
+    if (seen != k)
+        bench_fail("%s: pop(%" PRId64 ") returned %zu but listed %zu items", KIND_NAME, now, k, seen);
+    return k;
+}
+
+static void K_(_expect_empty)(const CONT *c, const char *where)
+{
+    if (C_(size)(c) != 0 || !C_(empty)(c) || C_(min_time)(c) != TIMER_NEVER)
+        bench_fail("%s: %s: container not empty at the end (size %zu)", KIND_NAME, where, C_(size)(c));
+}
+
+static void K_(_reinsert)(CONT *c, ITEM *it, size_t from, size_t to)
+{
+    size_t i;
+    C_(init)(c, 0);
+    for (i = from; i < to; i++)
+        if (C_(insert)(c, SEED_WHEN(i), &it[i]) != 0)
+            bench_fail("%s: seed re-insert %zu failed", KIND_NAME, i);
+}
+
+/* The seed document's protocol: insert N at base + i*97, remove the first
+ * half, pop each remaining item at exactly its expiry; then re-insert the
+ * second half and time min_time + pop against a plain pop loop. */
+static void K_(_seed)(size_t n, struct seed_result *r)
+{
+    ITEM *it = (ITEM *)bench_items(n * sizeof(ITEM));
+    size_t i, half = n / 2;
+    struct tlist out;
+    CONT c;
+    double t0, pop_ns;
+    uint64_t sum = 0;          /* keeps the min_time calls alive */
+
+    tlist_init(&out);
+    C_(init)(&c, 0);
+    t0 = bench_now();
+    for (i = 0; i < n; i++)
+        if (C_(insert)(&c, SEED_WHEN(i), &it[i]) != 0)
+            bench_fail("%s: seed insert %zu failed", KIND_NAME, i);
+    r->insert = (bench_now() - t0) / (double)n;
+    r->owned_bytes = KIND_OWNED(&c);
+    if (C_(size)(&c) != n)
+        bench_fail("%s: size %zu after %zu inserts", KIND_NAME, C_(size)(&c), n);
+
+    t0 = bench_now();
+    for (i = 0; i < half; i++)
+        if (!C_(remove)(&c, &it[i]))
+            bench_fail("%s: seed remove %zu returned false", KIND_NAME, i);
+    r->remove = (bench_now() - t0) / (double)half;
+
+    t0 = bench_now();
+    for (i = half; i < n; i++)
+        K_(_pop_one)(&c, &out, SEED_WHEN(i), &it[i]);
+    pop_ns = bench_now() - t0;
+    r->pop = pop_ns / (double)(n - half);
+    K_(_expect_empty)(&c, "seed pop");
+
+    /* The baseline for min_time is a plain pop loop over a freshly
+     * re-inserted second half: the same state the min_time loop starts from
+     * (after the removals above a heap's array is ordered differently). */
+    C_(destroy)(&c);
+    K_(_reinsert)(&c, it, half, n);
+    t0 = bench_now();
+    for (i = half; i < n; i++)
+        K_(_pop_one)(&c, &out, SEED_WHEN(i), &it[i]);
+    pop_ns = bench_now() - t0;
+
+    C_(destroy)(&c);
+    K_(_reinsert)(&c, it, half, n);
+    t0 = bench_now();
+    for (i = half; i < n; i++) {
+        int64_t t = C_(min_time)(&c);
+        /* Right after init the wheel's bound may lie anywhere before the
+         * first expiry; from then on the clock sits at expiry[i-1]. */
+        int check_left = KIND_MIN_EXACT || i > half;
+        if (t > SEED_WHEN(i) || (check_left && i > 0 && t <= SEED_WHEN(i - 1)))
+            bench_fail("%s: min_time %" PRId64 " outside (%" PRId64 ", %" PRId64 "] at step %zu",
+                       KIND_NAME, t, i > 0 ? SEED_WHEN(i - 1) : -1, SEED_WHEN(i), i);
+        sum += (uint64_t)t;
+        K_(_pop_one)(&c, &out, SEED_WHEN(i), &it[i]);
+    }
+    r->min_time = (bench_now() - t0 - pop_ns) / (double)(n - half);
+    K_(_expect_empty)(&c, "seed min_time");
+    C_(destroy)(&c);
+    bench_sink += sum;
+}
+
+/* Random expiries uniform over 2^24 ticks, all inserted, then popped in
+ * RANDOM_STEPS equal steps of time. */
+static void K_(_random)(const struct random_wl *w, struct wl_result *r)
+{
+    ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+    struct tlist out;
+    CONT c;
+    size_t i, popped = 0;
+    int64_t now, prev = -1;
+    double t0;
+
+    for (i = 0; i < w->n; i++)
+        it[i].when = w->when[i];
+    tlist_init(&out);
+    C_(init)(&c, 0);
+    t0 = bench_now();
+    for (i = 0; i < w->n; i++)
+        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+            bench_fail("%s: random insert %zu failed", KIND_NAME, i);
+    wl_put(r, "insert", bench_now() - t0, w->n);
+
+    t0 = bench_now();
+    for (now = w->step; prev < w->horizon; now += w->step) {
+        popped += K_(_drain)(&c, &out, prev, now);
+        prev = now;
+    }
+    wl_put(r, "pop", bench_now() - t0, popped);
+    if (popped != w->n)
+        bench_fail("%s: random: popped %zu of %zu", KIND_NAME, popped, w->n);
+    K_(_expect_empty)(&c, "random");
+    C_(destroy)(&c);
+}
+
+/* Idle connections: every message reschedules its connection to now +
+ * timeout; the wheel ticks once per ms; silent connections expire. */
+static void K_(_idle)(const struct idle_wl *w, struct wl_result *r)
+{
+    ITEM *it = (ITEM *)bench_items(w->conns * sizeof(ITEM));
+    struct tlist out;
+    CONT c;
+    size_t i, m, popped = 0, calls = 0, msgs = 0;
+    int64_t t;
+    double t0, resched_ns = 0, pop_ns = 0;
+
+    tlist_init(&out);
+    C_(init)(&c, 0);
+    for (i = 0; i < w->conns; i++) {
+        it[i].when = w->first_when[i];
+        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+            bench_fail("%s: idle insert %zu failed", KIND_NAME, i);
+    }
+    for (t = 1; t <= w->ticks; t++) {
+        const uint32_t *msg = w->msg + w->msg_at[t], *end = w->msg + w->msg_at[t + 1];
+        t0 = bench_now();
+        for (; msg < end; msg++) {
+            ITEM *x = &it[*msg];
+            x->when = t + w->timeout;
+            if (C_(reschedule)(&c, x->when, x) != 0)
+                bench_fail("%s: idle reschedule failed", KIND_NAME);
+        }
+        resched_ns += bench_now() - t0 - bench_clock_cost;
+        t0 = bench_now();
+        popped += K_(_drain)(&c, &out, t - 1, t);
+        pop_ns += bench_now() - t0 - bench_clock_cost;
+        calls++;
+    }
+    for (t = 1; t <= w->ticks; t++)
+        msgs += w->msg_at[t + 1] - w->msg_at[t];
+    wl_put(r, "reschedule", resched_ns, msgs);
+    wl_put(r, "pop", pop_ns, popped);
+    wl_put(r, "pop_call", pop_ns, calls);
+    if (popped < w->silent)
+        bench_fail("%s: idle: only %zu expiries, but %zu connections went silent",
+                   KIND_NAME, popped, w->silent);
+    /* Everything still pending expires within one timeout. */
+    m = C_(size)(&c);
+    if (K_(_drain)(&c, &out, w->ticks, w->ticks + w->timeout) != m)
+        bench_fail("%s: idle: final pop missed items", KIND_NAME);
+    K_(_expect_empty)(&c, "idle");
+    C_(destroy)(&c);
+}
+
+/* Request timeouts: per_tick requests per ms, each armed with the same
+ * delay; 95% are answered (removed) before they expire. */
+static void K_(_request)(const struct request_wl *w, struct wl_result *r)
+{
+    ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+    struct tlist out;
+    CONT c;
+    size_t next = 0, popped = 0, calls = 0, removed = 0;
+    int64_t t;
+    double t0, ins_ns = 0, rem_ns = 0, pop_ns = 0;
+
+    tlist_init(&out);
+    C_(init)(&c, 0);
+    for (t = 0; t <= w->ticks; t++) {
+        size_t stop = next + w->per_tick < w->n ? next + w->per_tick : w->n;
+        const uint32_t *id = w->resp + w->resp_at[t], *end = w->resp + w->resp_at[t + 1];
+        t0 = bench_now();
+        for (; next < stop; next++) {
+            it[next].when = t + w->delay;
+            if (C_(insert)(&c, it[next].when, &it[next]) != 0)
+                bench_fail("%s: request insert failed", KIND_NAME);
+        }
+        ins_ns += bench_now() - t0 - bench_clock_cost;
+        t0 = bench_now();
+        for (; id < end; id++)
+            if (!C_(remove)(&c, &it[*id]))
+                bench_fail("%s: request remove of a pending item returned false", KIND_NAME);
+        rem_ns += bench_now() - t0 - bench_clock_cost;
+        removed += (size_t)(end - (w->resp + w->resp_at[t]));
+        t0 = bench_now();
+        popped += K_(_drain)(&c, &out, t - 1, t);
+        pop_ns += bench_now() - t0 - bench_clock_cost;
+        calls++;
+    }
+    wl_put(r, "insert", ins_ns, w->n);
+    wl_put(r, "remove", rem_ns, removed);
+    wl_put(r, "pop", pop_ns, popped);
+    wl_put(r, "pop_call", pop_ns, calls);
+    if (popped != w->timeouts || removed + popped != w->n)
+        bench_fail("%s: request: %zu timed out, expected %zu", KIND_NAME, popped, w->timeouts);
+    K_(_expect_empty)(&c, "request");
+    C_(destroy)(&c);
+}
+
+/* Far and near mixed: delays log-uniform over 1 .. 2^40 ticks; a random
+ * half removed in random order; the rest popped at geometrically growing
+ * times so that every step pops about as many items. */
+static void K_(_mixed)(const struct mixed_wl *w, struct wl_result *r)
+{
+    ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+    struct tlist out;
+    CONT c;
+    size_t i, half = w->n / 2, popped = 0;
+    int64_t prev = w->now0;
+    double t0;
+
+    for (i = 0; i < w->n; i++)
+        it[i].when = w->when[i];
+    tlist_init(&out);
+    C_(init)(&c, w->now0);
+    t0 = bench_now();
+    for (i = 0; i < w->n; i++)
+        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+            bench_fail("%s: mixed insert %zu failed", KIND_NAME, i);
+    wl_put(r, "insert", bench_now() - t0, w->n);
+
+    t0 = bench_now();
+    for (i = 0; i < half; i++)
+        if (!C_(remove)(&c, &it[w->order[i]]))
+            bench_fail("%s: mixed remove returned false", KIND_NAME);
+    wl_put(r, "remove", bench_now() - t0, half);
+
+    t0 = bench_now();
+    for (i = 0; i < w->nsteps; i++) {
+        popped += K_(_drain)(&c, &out, prev, w->steps[i]);
+        prev = w->steps[i];
+    }
+    wl_put(r, "pop", bench_now() - t0, popped);
+    if (popped != w->n - half)
+        bench_fail("%s: mixed: popped %zu of %zu", KIND_NAME, popped, w->n - half);
+    K_(_expect_empty)(&c, "mixed");
+    C_(destroy)(&c);
+}
+
+static const struct kind K_(_kind) = {
+    KIND_NAME, sizeof(KIND_NODE),
+    K_(_seed), K_(_random), K_(_idle), K_(_request), K_(_mixed)
+};
+
+#undef K_
+#undef C_
+#undef ITEM
+#undef CONT
+#undef KIND
+#undef KIND_NAME
+#undef KIND_NODE
+#undef KIND_DEFINE
+#undef KIND_OWNED
+#undef KIND_MIN_EXACT
