@@ -1,9 +1,11 @@
 # The whole set-up on a fresh machine is two commands:
 #   make test    build and run every test; ends with "N passed, M failed"
 #   make bench   measure every container on this machine (make bench N=... to resize)
+# Optional: make peers-deps && make bench-peers && make plot (libev, libuv,
+# libevent, BSD tree.h side by side; SVG charts with gnuplot).
 # Each directory owns its build; this file only dispatches.
 
-.PHONY: all test bench clean
+.PHONY: all test bench bench-peers peers-deps plot clean
 
 all: test
 
@@ -12,6 +14,15 @@ test:
 
 bench:
 	@$(MAKE) --no-print-directory -C bench
+
+bench-peers:
+	@$(MAKE) --no-print-directory -C bench peers
+
+peers-deps:
+	@$(MAKE) --no-print-directory -C bench peers-deps
+
+plot:
+	@$(MAKE) --no-print-directory -C bench plot
 
 clean:
 	@$(MAKE) --no-print-directory -C test clean

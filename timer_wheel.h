@@ -56,11 +56,12 @@
  * - pop(now) appends exactly the items with expire <= now; O(1) per item
  *   plus O(11) words of bitmap; a pop with now behind the clock only looks at
  *   the overdue list, and costs O(items it pops);
- * - pop order: overdue items first, in expiry order (FIFO among equal), then
- *   slot by slot in increasing time. A level-0 slot holds a single expiry
- *   (FIFO); a coarser slot that a pop takes whole spans 64^L ticks and its
- *   items come in the order they were filed there, not sorted. Use timer_set.h
- *   or timer_heap.h when one pop must deliver in exact expiry order;
+ * - pop order: overdue items first, sorted by expiry; then the rest slot by
+ *   slot, in increasing time ranges. Items that share a slot come in no
+ *   particular order: in a level-0 slot they share one expiry, but a coarser
+ *   slot that a pop takes whole spans 64^L ticks. So one pop's output is
+ *   sorted only to slot granularity: use timer_set.h or timer_heap.h when it
+ *   must be in exact expiry order;
  * - min_time is O(1) and never later than the earliest expiry. It is exact
  *   when the earliest item is overdue, lies in the clock's finest 64-tick
  *   window, or is alone in its slot; otherwise it is the start of the earliest
