@@ -3,9 +3,10 @@
 #   make bench   measure every container on this machine (make bench N=... to resize)
 # Optional: make peers-deps && make bench-peers && make plot (libev, libuv,
 # libevent, BSD tree.h side by side; SVG charts with gnuplot).
+# make examples builds the programs under examples/ (make test runs their tests).
 # Each directory owns its build; this file only dispatches.
 
-.PHONY: all test bench bench-peers peers-deps plot clean
+.PHONY: all test bench examples bench-peers peers-deps plot clean
 
 all: test
 
@@ -14,6 +15,9 @@ test:
 
 bench:
 	@$(MAKE) --no-print-directory -C bench
+
+examples:
+	@$(MAKE) --no-print-directory -C examples
 
 bench-peers:
 	@$(MAKE) --no-print-directory -C bench peers
@@ -27,3 +31,4 @@ plot:
 clean:
 	@$(MAKE) --no-print-directory -C test clean
 	@$(MAKE) --no-print-directory -C bench clean
+	@$(MAKE) --no-print-directory -C examples clean

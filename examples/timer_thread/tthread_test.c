@@ -1,0 +1,433 @@
+/* tthread_test.c - run the timer thread with producer threads and check that
+ * every timer fires exactly once or is cancelled exactly once.
+ *
+ *   tthread_test [-p PRODUCERS] [-n TIMERS] [-w WORKERS] [-s SEED] [NAME]
+ *
+ * Part 1, the due state, made deterministic: every worker is held busy, a
+ * batch of timers expires and waits in the worker queue, and cancelling them
+ * must take each one out of the queue (TTHREAD_CANCELLED_DUE); none may run.
+ *
+ * Part 2, stress: PRODUCERS threads each add TIMERS timers due in 0-24 ms,
+ * and cancel a random third of their own timers at random moments, so
+ * cancels land on pending, due and already-run timers. Then every timer
+ * must have run exactly once or been cancelled exactly once, never both;
+ * none may run before its expiry; none may be dropped.
+ *
+ * Meant to run under ThreadSanitizer as well as at -O2. Prints detail lines,
+ * then "PASS NAME" or "FAIL NAME: reason"; exits 0 or 1. The seed only
+ * replays the random choices, not the threads' interleaving.
+ */
+#define _POSIX_C_SOURCE 200809L     /* clock_gettime, nanosleep, getopt */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tthread.h"
+
+#define MS 1000000                  /* ns per ms */
+#define LATE_BOUND_MS 1000          /* a timer later than this was as good as lost */
+#define DUE_BATCH 100               /* part 1: timers cancelled while due */
+
+struct test_timer {
+    struct tthread_timer timer;     /* what the service sees */
+    int64_t expire_ms;
+    int64_t fired_ns;               /* when fn ran */
+    int fired;                      /* times fn ran: under stats.lock */
+    bool cancel_tried;              /* written by the owning producer only */
+    enum tthread_cancel_result cancel;
+};
+
+#define TEST_TIMER(t) ((struct test_timer *)(void *)((char *)(t) - offsetof(struct test_timer, timer)))
+
+/* What the timer functions record, under one lock of the test's own (never
+ * held together with the service's lock). */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    long resolved;                  /* part 2: timers fired or cancelled */
+    int blocked;                    /* part 1: workers held in block_worker() */
+    bool release;                   /* part 1: let them go */
+} stats = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, false};
+
+struct producer {
+    pthread_t thread;
+    struct tthread *tt;
+    struct test_timer *timers;
+    int count;
+    uint64_t rng;
+    long cancelled[3];              /* by enum tthread_cancel_result */
+    int add_errors;
+};
+
+static const char *test_name = "timer_thread";
+static int failures;
+static char first_reason[300];
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void fail(const char *fmt, ...)
+{
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (failures == 0)
+        snprintf(first_reason, sizeof first_reason, "%s", msg);
+    if (failures < 10)
+        printf("  error: %s\n", msg);
+    failures++;
+}
+
+static int finish(void)
+{
+    if (failures == 0)
+        printf("PASS %s\n", test_name);
+    else if (failures == 1)
+        printf("FAIL %s: %s\n", test_name, first_reason);
+    else
+        printf("FAIL %s: %s (and %d more errors)\n", test_name, first_reason, failures - 1);
+    return failures == 0 ? 0 : 1;
+}
+
+static void usage(const char *why)
+{
+    fprintf(stderr,
+            "tthread_test: %s\n"
+            "usage: tthread_test [-p PRODUCERS] [-n TIMERS] [-w WORKERS] [-s SEED] [NAME]\n"
+            "  -p PRODUCERS  producer threads (default 4)\n"
+            "  -n TIMERS     timers per producer (default 4000)\n"
+            "  -w WORKERS    worker threads (default 3)\n"
+            "  -s SEED       seed of the random choices (default: from the clock; printed)\n"
+            "  NAME          test name for the PASS/FAIL line (default timer_thread)\n",
+            why);
+    exit(2);
+}
+
+static long parse_number(const char *s, long min, long max, const char *what)
+{
+    char *end, msg[160];
+    long v;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < min || v > max) {
+        snprintf(msg, sizeof msg, "%s must be a number from %ld to %ld, not '%s'", what, min, max, s);
+        usage(msg);
+    }
+    return v;
+}
+
+/* xorshift64*: small, and each producer has its own state. */
+static uint64_t next_random(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (long)(ms % 1000) * MS;
+    nanosleep(&ts, NULL);
+}
+
+/* Wait, with stats.lock held, until done() or timeout_ms has passed;
+ * returns done(). The deadline is on the monotonic clock; the short timed
+ * waits are on the realtime clock that pthread_cond_timedwait uses. */
+static bool wait_stats(bool (*done)(void), int timeout_ms)
+{
+    int64_t deadline = mono_ns() + (int64_t)timeout_ms * MS;
+    while (!done() && mono_ns() < deadline) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 10 * MS;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&stats.changed, &stats.lock, &ts);
+    }
+    return done();
+}
+
+/* ---- part 1: cancelling timers that are due but not yet handled ---- */
+
+static int part1_workers;
+
+static bool all_blocked(void) { return stats.blocked == part1_workers; }
+
+/* Holds a worker until the test releases it, so that expired timers pile
+ * up in the queue. */
+static void block_worker(struct tthread_timer *t)
+{
+    pthread_mutex_lock(&stats.lock);
+    TEST_TIMER(t)->fired++;
+    stats.blocked++;
+    pthread_cond_broadcast(&stats.changed);
+    while (!stats.release)
+        pthread_cond_wait(&stats.changed, &stats.lock);
+    pthread_mutex_unlock(&stats.lock);
+}
+
+static void must_not_run(struct tthread_timer *t)
+{
+    pthread_mutex_lock(&stats.lock);
+    TEST_TIMER(t)->fired++;
+    pthread_mutex_unlock(&stats.lock);
+}
+
+static void part1(int workers)
+{
+    static struct test_timer blockers[64], due[DUE_BATCH];
+    struct tthread *tt = tthread_start(workers);
+    int64_t deadline;
+    int i, as_due = 0, fired = 0;
+    size_t queued = 0;
+
+    if (tt == NULL) {
+        fail("tthread_start(%d): %s", workers, strerror(errno));
+        return;
+    }
+    part1_workers = workers;
+    for (i = 0; i < workers; i++)
+        if (tthread_add(tt, &blockers[i].timer, tthread_now(), block_worker) != 0)
+            fail("part 1: tthread_add failed");
+    pthread_mutex_lock(&stats.lock);
+    if (!wait_stats(all_blocked, 5000))
+        fail("part 1: only %d of %d workers took a blocking timer within 5 s", stats.blocked, workers);
+    pthread_mutex_unlock(&stats.lock);
+
+    /* Every worker is busy: these expire and stay queued, due. */
+    for (i = 0; i < DUE_BATCH; i++)
+        if (tthread_add(tt, &due[i].timer, tthread_now() + 1 + i % 3, must_not_run) != 0)
+            fail("part 1: tthread_add failed");
+    deadline = mono_ns() + 5000 * (int64_t)MS;
+    while ((queued = tthread_queued(tt)) < DUE_BATCH && mono_ns() < deadline)
+        sleep_ms(1);
+    if (queued != DUE_BATCH)
+        fail("part 1: %zu of %d expired timers in the worker queue after 5 s", queued, DUE_BATCH);
+    for (i = 0; i < DUE_BATCH; i++)
+        as_due += tthread_cancel(tt, &due[i].timer) == TTHREAD_CANCELLED_DUE;
+    queued = tthread_queued(tt);
+
+    pthread_mutex_lock(&stats.lock);
+    stats.release = true;
+    pthread_cond_broadcast(&stats.changed);
+    pthread_mutex_unlock(&stats.lock);
+    if (tthread_stop(tt) != 0)
+        fail("part 1: timers were left in the wheel");
+    for (i = 0; i < DUE_BATCH; i++)     /* the workers are joined: no lock needed */
+        fired += due[i].fired;
+    printf("  due state: %d timers expired while all %d workers were busy; cancelled %d of them as due "
+           "(taken out of the worker queue), queue then held %zu, %d ran\n",
+           DUE_BATCH, workers, as_due, queued, fired);
+    if (as_due != DUE_BATCH)
+        fail("part 1: only %d of %d queued timers were cancelled as due", as_due, DUE_BATCH);
+    if (queued != 0)
+        fail("part 1: %zu cancelled timers are still in the worker queue", queued);
+    if (fired != 0)
+        fail("part 1: %d of the queued timers ran although cancelled", fired);
+}
+
+/* ---- part 2: producers adding and cancelling at random ---- */
+
+static long part2_total;
+
+static bool all_resolved(void) { return stats.resolved == part2_total; }
+
+static void record_fire(struct tthread_timer *t)
+{
+    int64_t now = mono_ns();
+    pthread_mutex_lock(&stats.lock);
+    TEST_TIMER(t)->fired++;
+    TEST_TIMER(t)->fired_ns = now;
+    stats.resolved++;
+    if (stats.resolved == part2_total)
+        pthread_cond_broadcast(&stats.changed);
+    pthread_mutex_unlock(&stats.lock);
+}
+
+static void *producer_main(void *arg)
+{
+    struct producer *p = arg;
+    int i, err;
+
+    for (i = 0; i < p->count; i++) {
+        struct test_timer *tm = &p->timers[i];
+        tm->expire_ms = tthread_now() + (int64_t)(next_random(&p->rng) % 25);
+        err = tthread_add(p->tt, &tm->timer, tm->expire_ms, record_fire);
+        if (err != 0)
+            p->add_errors++;
+        /* A third of the time, cancel one of ours: just added (pending),
+         * a few ms old (pending or due), or old (usually run already). */
+        if (next_random(&p->rng) % 3 == 0) {
+            int back = (int)(next_random(&p->rng) % 64), j = i - back;
+            if (j >= 0 && !p->timers[j].cancel_tried) {
+                struct test_timer *victim = &p->timers[j];
+                victim->cancel_tried = true;
+                victim->cancel = tthread_cancel(p->tt, &victim->timer);
+                p->cancelled[victim->cancel]++;
+                if (victim->cancel != TTHREAD_TOO_LATE) {
+                    pthread_mutex_lock(&stats.lock);
+                    stats.resolved++;
+                    if (stats.resolved == part2_total)
+                        pthread_cond_broadcast(&stats.changed);
+                    pthread_mutex_unlock(&stats.lock);
+                }
+            }
+        }
+        if (i % 16 == 15)
+            sleep_ms(1);            /* spread the adds over a few hundred ms */
+    }
+    return NULL;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void part2(int producers, int count, int workers, uint64_t seed)
+{
+    struct producer *p = calloc((size_t)producers, sizeof *p);
+    double *late = calloc((size_t)producers * (size_t)count, sizeof *late);
+    long fired = 0, cancelled[3] = {0, 0, 0}, both = 0, twice = 0, neither = 0, early = 0, too_late = 0;
+    struct tthread *tt;
+    size_t dropped;
+    int i, k, n_late = 0, err;
+    bool resolved;
+
+    /* A test that cannot set up fails at once. */
+    if (p == NULL || late == NULL) {
+        fail("out of memory");
+        exit(finish());
+    }
+    tt = tthread_start(workers);
+    if (tt == NULL) {
+        fail("tthread_start(%d): %s", workers, strerror(errno));
+        exit(finish());
+    }
+    part2_total = (long)producers * count;
+    for (i = 0; i < producers; i++) {
+        p[i].tt = tt;
+        p[i].count = count;
+        p[i].rng = seed + (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
+        if (p[i].rng == 0)
+            p[i].rng = 1;
+        p[i].timers = calloc((size_t)count, sizeof *p[i].timers);   /* zeroed: idle */
+        if (p[i].timers == NULL) {
+            fail("out of memory");
+            exit(finish());
+        }
+    }
+    for (i = 0; i < producers; i++) {
+        if ((err = pthread_create(&p[i].thread, NULL, producer_main, &p[i])) != 0) {
+            fail("pthread_create: %s", strerror(err));
+            exit(finish());
+        }
+    }
+    for (i = 0; i < producers; i++)
+        pthread_join(p[i].thread, NULL);
+
+    /* Everything expires within 25 ms of the last add; allow far more. */
+    pthread_mutex_lock(&stats.lock);
+    resolved = wait_stats(all_resolved, 5000);
+    pthread_mutex_unlock(&stats.lock);
+    dropped = tthread_stop(tt);
+    if (!resolved)
+        fail("part 2: only %ld of %ld timers fired or were cancelled within 5 s of the last add",
+             stats.resolved, part2_total);
+    if (dropped != 0)
+        fail("part 2: %zu timers were still pending at stop", dropped);
+
+    /* All threads are joined: the records can be read without locks. */
+    for (i = 0; i < producers; i++) {
+        if (p[i].add_errors != 0)
+            fail("part 2: %d adds failed", p[i].add_errors);
+        for (k = 0; k < 3; k++)
+            cancelled[k] += p[i].cancelled[k];
+        for (k = 0; k < count; k++) {
+            struct test_timer *tm = &p[i].timers[k];
+            bool cancelled_ok = tm->cancel_tried && tm->cancel != TTHREAD_TOO_LATE;
+            if (tm->fired > 1)
+                twice++;
+            if (tm->fired && cancelled_ok)
+                both++;
+            if (!tm->fired && !cancelled_ok)
+                neither++;
+            if (tm->fired) {
+                double ms = (double)(tm->fired_ns - tm->expire_ms * MS) / MS;
+                fired++;
+                late[n_late++] = ms;
+                early += ms < 0;
+                too_late += ms > LATE_BOUND_MS;
+            }
+        }
+    }
+    printf("  stress: %d producers x %d timers due in 0-24 ms, %d workers: %ld fired, %ld cancelled "
+           "(%ld pending, %ld due), %ld cancels too late (already run)\n",
+           producers, count, workers, fired, cancelled[TTHREAD_CANCELLED_PENDING] + cancelled[TTHREAD_CANCELLED_DUE],
+           cancelled[TTHREAD_CANCELLED_PENDING], cancelled[TTHREAD_CANCELLED_DUE], cancelled[TTHREAD_TOO_LATE]);
+    printf("  exactly once: %ld of %ld timers; fired twice %ld, fired and cancelled %ld, neither %ld\n",
+           part2_total - twice - both - neither, part2_total, twice, both, neither);
+    if (n_late > 0) {
+        qsort(late, (size_t)n_late, sizeof *late, compare_double);
+        printf("  lateness of fired timers: min %.2f / median %.2f / p99 %.2f / max %.2f ms "
+               "(early: %ld; bound %d ms)\n",
+               late[0], late[n_late / 2], late[(int)(0.99 * (n_late - 1) + 0.5)], late[n_late - 1], early,
+               LATE_BOUND_MS);
+    }
+    if (twice || both || neither)
+        fail("part 2: %ld timers fired twice, %ld fired and were cancelled, %ld did neither", twice, both, neither);
+    if (early)
+        fail("part 2: %ld timers fired before their expiry", early);
+    if (too_late)
+        fail("part 2: %ld timers fired more than %d ms late", too_late, LATE_BOUND_MS);
+    for (i = 0; i < producers; i++)
+        free(p[i].timers);
+    free(p);
+    free(late);
+}
+
+int main(int argc, char **argv)
+{
+    int producers = 4, count = 4000, workers = 3, opt;
+    uint64_t seed = (uint64_t)(mono_ns() % 2147483647);
+
+    while ((opt = getopt(argc, argv, "p:n:w:s:")) != -1) {
+        switch (opt) {
+        case 'p': producers = (int)parse_number(optarg, 1, 64, "-p PRODUCERS"); break;
+        case 'n': count = (int)parse_number(optarg, 1, 1000000, "-n TIMERS"); break;
+        case 'w': workers = (int)parse_number(optarg, 1, 64, "-w WORKERS"); break;
+        case 's': seed = (uint64_t)parse_number(optarg, 0, 2147483647, "-s SEED"); break;
+        default: usage("unknown option"); break;
+        }
+    }
+    if (argc - optind > 1)
+        usage("unexpected argument");
+    if (argc - optind == 1)
+        test_name = argv[optind];
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    printf("  seed %lu (replay the random choices: -s %lu)\n", (unsigned long)seed, (unsigned long)seed);
+
+    part1(workers);
+    part2(producers, count, workers, seed);
+    return finish();
+}
