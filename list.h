@@ -59,6 +59,35 @@ struct tlist {
     struct tlist *next, *prev;
 };
 
+/* The typed wrappers that TIMER_SET/HEAP/WHEEL_DEFINE_NAMED generate for a
+ * container `name` of items `type` holding their node in `member`: each
+ * forwards to the untyped implementation `core` (timer_set, timer_heap,
+ * timer_wheel), stored in the container as `field`. Every node type starts
+ * with its result-list link, so the link's item is the node's item. The
+ * parameters end in _ so that they cannot capture a user's names. */
+#define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
+    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_) { core##_init(&timer_c_->field, timer_now_); } \
+    TIMER_INLINE_ void name##_clear(name *timer_c_) { core##_clear(&timer_c_->field); }                               \
+    TIMER_INLINE_ void name##_destroy(name *timer_c_) { core##_destroy(&timer_c_->field); }                           \
+    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
+    { return core##_insert(&timer_c_->field, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }             \
+    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
+    { return core##_reschedule(&timer_c_->field, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }         \
+    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
+    { return core##_remove(&timer_c_->field, timer_item_ ? &timer_item_->member : NULL); }                            \
+    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
+    { return core##_pop(&timer_c_->field, timer_now_, timer_out_); }                                                  \
+    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(&timer_c_->field); }         \
+    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->field.count; }                          \
+    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->field.count == 0; }                      \
+    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                        \
+    { return core##_node_pending(timer_item_ ? &timer_item_->member : NULL); }                                        \
+    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                      \
+    { return core##_node_expire(timer_item_ ? &timer_item_->member : NULL); }                                         \
+    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
+    { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
+    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(&timer_c_->field); }
+
 #define tlist_entry(link, type, member) \
     ((type *)(void *)((char *)(link) - offsetof(type, member)))
 

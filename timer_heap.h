@@ -343,28 +343,8 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
 
 #define TIMER_HEAP_DEFINE(type, member) TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
 
-#define TIMER_HEAP_DEFINE_NAMED(name, type, member)                                                                      \
-    typedef struct name { struct timer_heap heap; } name;                                                                \
-    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_) { timer_heap_init(&timer_c_->heap, timer_now_); } \
-    TIMER_INLINE_ void name##_clear(name *timer_c_) { timer_heap_clear(&timer_c_->heap); }                               \
-    TIMER_INLINE_ void name##_destroy(name *timer_c_) { timer_heap_destroy(&timer_c_->heap); }                           \
-    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                            \
-    { return timer_heap_insert(&timer_c_->heap, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }             \
-    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                        \
-    { return timer_heap_reschedule(&timer_c_->heap, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }         \
-    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                                  \
-    { return timer_heap_remove(&timer_c_->heap, timer_item_ ? &timer_item_->member : NULL); }                            \
-    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                        \
-    { return timer_heap_pop(&timer_c_->heap, timer_now_, timer_out_); }                                                  \
-    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return timer_heap_min_time(&timer_c_->heap); }         \
-    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->heap.count; }                              \
-    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->heap.count == 0; }                          \
-    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                           \
-    { return timer_heap_node_pending(timer_item_ ? &timer_item_->member : NULL); }                                       \
-    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                         \
-    { return timer_heap_node_expire(timer_item_ ? &timer_item_->member : NULL); }                                        \
-    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                          \
-    { return timer_link_ ? tlist_entry(timer_link_, type, member.u.link) : NULL; }                                       \
-    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return timer_heap_check(&timer_c_->heap); }
+#define TIMER_HEAP_DEFINE_NAMED(name, type, member)      \
+    typedef struct name { struct timer_heap heap; } name; \
+    TIMER_DEFINE_WRAPPERS_(name, type, member, timer_heap, heap)
 
 #endif /* TIMER_HEAP_H */

@@ -393,6 +393,12 @@ TIMER_INLINE_ void timer_set_clear(struct timer_set *s)
     timer_set_init(s, s->now);
 }
 
+/* The set owns no memory: destroy is clear. */
+TIMER_INLINE_ void timer_set_destroy(struct timer_set *s)
+{
+    timer_set_clear(s);
+}
+
 /* Black height of the subtree at n, or -1 with *why set when a rule breaks. */
 TIMER_INLINE_ long timer_set_check_node_(const struct timer_set *s, const struct timer_set_node *n,
                                          const struct timer_set_node *parent, size_t *seen,
@@ -464,28 +470,8 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
 
 #define TIMER_SET_DEFINE(type, member) TIMER_SET_DEFINE_NAMED(type##_set, type, member)
 
-#define TIMER_SET_DEFINE_NAMED(name, type, member)                                                                     \
-    typedef struct name { struct timer_set set; } name;                                                                \
-    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_) { timer_set_init(&timer_c_->set, timer_now_); } \
-    TIMER_INLINE_ void name##_clear(name *timer_c_) { timer_set_clear(&timer_c_->set); }                               \
-    TIMER_INLINE_ void name##_destroy(name *timer_c_) { timer_set_clear(&timer_c_->set); }                             \
-    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                          \
-    { return timer_set_insert(&timer_c_->set, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }             \
-    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                      \
-    { return timer_set_reschedule(&timer_c_->set, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }         \
-    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                                \
-    { return timer_set_remove(&timer_c_->set, timer_item_ ? &timer_item_->member : NULL); }                            \
-    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                      \
-    { return timer_set_pop(&timer_c_->set, timer_now_, timer_out_); }                                                  \
-    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return timer_set_min_time(&timer_c_->set); }         \
-    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->set.count; }                             \
-    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->set.count == 0; }                         \
-    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                         \
-    { return timer_set_node_pending(timer_item_ ? &timer_item_->member : NULL); }                                      \
-    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                       \
-    { return timer_set_node_expire(timer_item_ ? &timer_item_->member : NULL); }                                       \
-    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                        \
-    { return timer_link_ ? tlist_entry(timer_link_, type, member.u.link) : NULL; }                                     \
-    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return timer_set_check(&timer_c_->set); }
+#define TIMER_SET_DEFINE_NAMED(name, type, member)      \
+    typedef struct name { struct timer_set set; } name; \
+    TIMER_DEFINE_WRAPPERS_(name, type, member, timer_set, set)
 
 #endif /* TIMER_SET_H */

@@ -351,6 +351,12 @@ TIMER_INLINE_ void timer_wheel_clear(struct timer_wheel *w)
     w->count = 0;
 }
 
+/* The wheel owns no memory: destroy is clear. */
+TIMER_INLINE_ void timer_wheel_destroy(struct timer_wheel *w)
+{
+    timer_wheel_clear(w);
+}
+
 /* O(n + slots). NULL when every item sits in the slot its expiry maps to,
  * the bitmap matches the slots and the count matches the items. */
 TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
@@ -393,28 +399,8 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
 
 #define TIMER_WHEEL_DEFINE(type, member) TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
 
-#define TIMER_WHEEL_DEFINE_NAMED(name, type, member)                                                                       \
-    typedef struct name { struct timer_wheel wheel; } name;                                                                \
-    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_) { timer_wheel_init(&timer_c_->wheel, timer_now_); } \
-    TIMER_INLINE_ void name##_clear(name *timer_c_) { timer_wheel_clear(&timer_c_->wheel); }                               \
-    TIMER_INLINE_ void name##_destroy(name *timer_c_) { timer_wheel_clear(&timer_c_->wheel); }                             \
-    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                              \
-    { return timer_wheel_insert(&timer_c_->wheel, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }             \
-    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                          \
-    { return timer_wheel_reschedule(&timer_c_->wheel, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }         \
-    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                                    \
-    { return timer_wheel_remove(&timer_c_->wheel, timer_item_ ? &timer_item_->member : NULL); }                            \
-    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                          \
-    { return timer_wheel_pop(&timer_c_->wheel, timer_now_, timer_out_); }                                                  \
-    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return timer_wheel_min_time(&timer_c_->wheel); }         \
-    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->wheel.count; }                               \
-    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->wheel.count == 0; }                           \
-    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                             \
-    { return timer_wheel_node_pending(timer_item_ ? &timer_item_->member : NULL); }                                        \
-    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                           \
-    { return timer_wheel_node_expire(timer_item_ ? &timer_item_->member : NULL); }                                         \
-    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                            \
-    { return timer_link_ ? tlist_entry(timer_link_, type, member.link) : NULL; }                                           \
-    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return timer_wheel_check(&timer_c_->wheel); }
+#define TIMER_WHEEL_DEFINE_NAMED(name, type, member)      \
+    typedef struct name { struct timer_wheel wheel; } name; \
+    TIMER_DEFINE_WRAPPERS_(name, type, member, timer_wheel, wheel)
 
 #endif /* TIMER_WHEEL_H */
