@@ -1,0 +1,738 @@
+/* conform.c - the container contract, case by case, for one kind.
+ *
+ * Compiled once per kind (-DTK_SET, -DTK_HEAP, -DTK_WHEEL; see tk.h). Each
+ * case states the contract row it checks with explicit values, and runs its
+ * operations through the harness, which also compares everything against the
+ * reference model after each one: a misuse that "changes nothing" is checked
+ * by th_verify finding the model, which did not change, still matching.
+ */
+#include "harness.h"
+
+static int64_t conf_pow64(int k)
+{
+    return (int64_t)(UINT64_C(1) << (6 * k));
+}
+
+/* The id of the item behind a result-list link. */
+static size_t conf_id(struct th *h, struct tlist *link)
+{
+    long id = th_id_of(h, link, __LINE__);
+    return id < 0 ? 0 : (size_t)id;
+}
+
+static void test_node_size(void)
+{
+    printf("%s: sizeof(node) = %zu, sizeof(container) = %zu\n", TK_KIND, sizeof(TK_NODE), sizeof(tc));
+    TH_EXPECT(sizeof(TK_NODE) <= 32, "the node is %zu bytes, the budget is 32", sizeof(TK_NODE));
+}
+
+static titem conf_static_item; /* static storage: all zero */
+
+/* A node whose bytes are all zero is idle, however it got zeroed. */
+static void test_zeroed_node_is_idle(void)
+{
+    titem local, *allocated = th_new_item(7), *item[3], *it;
+    struct tlist out;
+    tc c;
+    int i, n = 0;
+
+    memset(&local, 0, sizeof local);
+    item[0] = &conf_static_item;
+    item[1] = &local;
+    item[2] = allocated;
+    tc_init(&c, 0);
+    for (i = 0; i < 3; i++) {
+        TH_EQ(tc_pending(item[i]), false);
+        TH_EQ(tc_remove(&c, item[i]), false);
+        TH_EQ(tc_size(&c), 0);
+    }
+    for (i = 0; i < 3; i++) {
+        TH_EQ(tc_insert(&c, 10 + i, item[i]), 0);
+        TH_EQ(tc_pending(item[i]), true);
+        TH_EQ(tc_expire(item[i]), 10 + i);
+    }
+    TH_EQ(tc_size(&c), 3);
+    TH_EQ(tc_min_time(&c), 10);
+    TH_EXPECT(tc_check(&c) == NULL, "check(): %s", tc_check(&c));
+    tlist_init(&out);
+    TH_EQ(tc_pop(&c, 12, &out), 3);
+    while ((it = tc_entry(tlist_pop_front(&out))) != NULL) {
+        TH_EQ(tc_pending(it), false);
+        n++;
+    }
+    TH_EQ(n, 3);
+    TH_EQ(tc_empty(&c), true);
+    tc_destroy(&c);
+    free(allocated);
+}
+
+/* An empty container, whatever its clock: size 0, TIMER_NEVER, pop adds nothing. */
+static void test_empty_container(void)
+{
+    static const int64_t nows[] = { 0, 12345, -5, INT64_MIN, INT64_MAX };
+    struct tlist out, foreign = { NULL, NULL };
+    size_t i;
+    tc c;
+
+    for (i = 0; i < sizeof nows / sizeof nows[0]; i++) {
+        tc_init(&c, nows[i]);
+        TH_EQ(tc_size(&c), 0);
+        TH_EQ(tc_empty(&c), true);
+        TH_EQ(tc_min_time(&c), TIMER_NEVER);
+        TH_EXPECT(tc_check(&c) == NULL, "check(): %s", tc_check(&c));
+        tlist_init(&out);
+        tlist_push_back(&out, &foreign); /* pop appends: what is there stays */
+        TH_EQ(tc_pop(&c, 0, &out), 0);
+        TH_EQ(tc_pop(&c, INT64_MAX, &out), 0);
+        TH_EQ(tlist_size(&out), 1);
+        TH_EXPECT(out.next == &foreign, "pop on an empty container changed the result list");
+        tlist_remove(&foreign);
+        TH_EQ(tc_min_time(&c), TIMER_NEVER);
+        tc_destroy(&c);
+    }
+}
+
+/* idle -> pending -> due -> idle, and every other arrow of the state diagram. */
+static void test_state_transitions(void)
+{
+    struct th h;
+
+    th_init(&h, 4, 0);
+    /* idle -> pending (insert) -> due (pop) -> idle (taken off the list) */
+    TH_EQ(th_insert(&h, 0, 100), 0);
+    TH_EQ(tc_pending(h.item[0]), true);
+    TH_EQ(th_pop(&h, 100), 1);
+    TH_EQ(tc_pending(h.item[0]), false);
+    TH_EQ(tc_expire(h.item[0]), 100); /* a due item still tells its expiry */
+    th_verify(&h);
+    TH_EQ(th_drain_one(&h), 0);
+    th_verify(&h);
+
+    /* pending -> idle (remove); removing again is a no-op */
+    TH_EQ(th_insert(&h, 1, 200), 0);
+    TH_EQ(th_remove(&h, 1), true);
+    TH_EQ(th_remove(&h, 1), false);
+    TH_EQ(tc_pending(h.item[1]), false);
+    th_verify(&h);
+
+    /* due -> idle (remove): it leaves the result list and is not delivered */
+    TH_EQ(th_insert(&h, 2, 300), 0);
+    TH_EQ(th_insert(&h, 3, 300), 0);
+    TH_EQ(th_pop(&h, 300), 2);
+    TH_EQ(th_remove(&h, 2), true);
+    TH_EQ(tlist_size(&h.out), 1);
+    th_verify(&h);
+
+    /* due -> pending (reschedule): it leaves the result list too */
+    TH_EQ(th_reschedule(&h, 3, 400), 0);
+    TH_EQ(tlist_empty(&h.out), true);
+    TH_EQ(tc_pending(h.item[3]), true);
+    TH_EQ(tc_expire(h.item[3]), 400);
+    th_verify(&h);
+
+    /* pending -> pending at a new expiry (earlier, then later); idle -> pending */
+    TH_EQ(th_reschedule(&h, 3, 350), 0);
+    TH_EQ(th_reschedule(&h, 3, 370), 0);
+    TH_EQ(th_reschedule(&h, 0, 360), 0);
+    TH_EQ(tc_size(&h.c), 2);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, 369), 1);
+    TH_EQ(th_pop(&h, 370), 1);
+    th_verify(&h);
+    /* a drained item can be inserted again */
+    th_drain_all(&h);
+    TH_EQ(th_insert(&h, 3, 371), 0);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+/* pop(now) takes exactly the items with expire <= now, at every boundary. */
+static void test_pop_exact(void)
+{
+    static const int64_t ex[] = { 0, 1, 63, 64, 65, 4095, 4096, 4097, 262143, 262144, INT64_C(1) << 30,
+                                  (INT64_C(1) << 30) + 1, INT64_C(1) << 36, (INT64_C(1) << 36) + 64 };
+    const size_t n = sizeof ex / sizeof ex[0];
+    struct th h;
+    size_t i;
+
+    th_init(&h, n, 0);
+    for (i = 0; i < n; i++)
+        TH_EQ(th_insert(&h, i, ex[i]), 0);
+    th_verify(&h);
+    for (i = 0; i < n; i++) {
+        if (ex[i] > 0)
+            TH_EQ(th_pop(&h, ex[i] - 1), 0);
+        TH_EQ(th_pop(&h, ex[i]), 1);
+        th_verify(&h);
+    }
+    TH_EQ(tc_empty(&h.c), true);
+    th_fini(&h);
+}
+
+/* Set and heap: non-decreasing expiry; the set FIFO among equal expiries, a
+ * reschedule counting as a new insertion. The wheel: the set of items only
+ * (th_pop checks whichever the kind promises). */
+static void test_pop_order(void)
+{
+    static const int64_t ex[] = { 5, 3, 5, 1, 3, 5, 1 };
+    /* after item 0 is rescheduled to 5 and item 3 to 1, both go last among equals */
+    static const size_t fifo[] = { 6, 3, 1, 4, 2, 5, 0 };
+    struct th h;
+    size_t i;
+
+    th_init(&h, 7, 0);
+    for (i = 0; i < 7; i++)
+        TH_EQ(th_insert(&h, i, ex[i]), 0);
+    TH_EQ(th_reschedule(&h, 0, 5), 0);
+    TH_EQ(th_reschedule(&h, 3, 1), 0);
+    TH_EQ(th_pop(&h, 10), 7);
+    for (i = 0; i < 7; i++) {
+        long id = th_drain_one(&h);
+        if (TK_POP_ORDER == TK_ORDER_FIFO)
+            TH_EQ(id, fifo[i]);
+    }
+    th_fini(&h);
+}
+
+/* An expiry at or before the clock is allowed: the item waits for the next
+ * pop with now >= expire, and a pop with now < expire leaves it alone. */
+static void test_overdue_insert(void)
+{
+    struct th h;
+
+    th_init(&h, 4, 1000);
+    TH_EQ(th_insert(&h, 0, 500), 0);
+    TH_EQ(tc_min_time(&h.c), 500);
+    TH_EQ(th_pop(&h, 499), 0);
+    TH_EQ(th_pop(&h, 500), 1);
+    TH_EQ(th_insert(&h, 1, 1000), 0); /* exactly at the clock */
+    TH_EQ(th_pop(&h, 999), 0);
+    TH_EQ(th_pop(&h, 1000), 1);
+    th_verify(&h);
+
+    /* after the clock has moved far ahead */
+    TH_EQ(th_pop(&h, INT64_C(1) << 40), 0);
+    TH_EQ(th_insert(&h, 2, INT64_C(1) << 20), 0);
+    TH_EQ(th_insert(&h, 3, 0), 0);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, (INT64_C(1) << 20) - 1), 1);
+    TH_EQ(th_pop(&h, INT64_C(1) << 20), 1);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+/* Expiries 0 and INT64_MAX, pop(INT64_MAX), and a clock at the end of time. */
+static void test_extremes(void)
+{
+    struct th h;
+
+    th_init(&h, 4, 0);
+    TH_EQ(th_insert(&h, 0, 0), 0);
+    TH_EQ(th_insert(&h, 1, INT64_MAX), 0);
+    TH_EQ(th_insert(&h, 2, INT64_MAX - 1), 0);
+    TH_EQ(th_insert(&h, 3, INT64_MAX), 0);
+    TH_EQ(tc_min_time(&h.c), 0);
+    TH_EQ(th_pop(&h, 0), 1);
+    TH_EQ(th_pop(&h, INT64_MAX - 2), 0);
+    TH_EQ(th_pop(&h, INT64_MAX - 1), 1);
+    TH_EQ(tc_min_time(&h.c), INT64_MAX);
+    TH_EQ(th_pop(&h, INT64_MAX), 2);
+    TH_EQ(tc_empty(&h.c), true);
+    TH_EQ(tc_min_time(&h.c), TIMER_NEVER);
+    th_drain_all(&h);
+    /* the clock is INT64_MAX now: everything is overdue */
+    TH_EQ(th_insert(&h, 0, 0), 0);
+    TH_EQ(th_insert(&h, 1, INT64_MAX), 0);
+    TH_EQ(th_pop(&h, 0), 1);
+    TH_EQ(th_pop(&h, INT64_MAX), 1);
+    th_verify(&h);
+    th_fini(&h);
+
+    /* a container that starts at the end of time */
+    th_init(&h, 2, INT64_MAX);
+    TH_EQ(th_insert(&h, 0, 5), 0);
+    TH_EQ(th_insert(&h, 1, INT64_MAX), 0);
+    TH_EQ(tc_min_time(&h.c), 5);
+    TH_EQ(th_pop(&h, 4), 0);
+    TH_EQ(th_pop(&h, 5), 1);
+    TH_EQ(th_pop(&h, INT64_MAX), 1);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+/* init with now < 0 starts the clock at 0: for the wheel, an item in [0, 63]
+ * is then in the clock's finest window and min_time must be exact. */
+static void test_init_negative_now(void)
+{
+    static const int64_t nows[] = { -1, -4096, INT64_MIN };
+    struct th h;
+    size_t i;
+
+    for (i = 0; i < sizeof nows / sizeof nows[0]; i++) {
+        th_init(&h, 3, nows[i]);
+        TH_EQ(th_insert(&h, 1, 63), 0);
+        TH_EQ(th_insert(&h, 2, 64), 0);
+        TH_EQ(tc_min_time(&h.c), 63);
+        TH_EQ(th_insert(&h, 0, 0), 0);
+        TH_EQ(tc_min_time(&h.c), 0);
+        th_verify(&h);
+        TH_EQ(th_pop(&h, 0), 1);
+        TH_EQ(th_pop(&h, 63), 1);
+        TH_EQ(th_pop(&h, 64), 1);
+        th_verify(&h);
+        th_fini(&h);
+    }
+}
+
+/* now may go backwards: an earlier now simply pops what is due by then. */
+static void test_now_backwards(void)
+{
+    struct th h;
+
+    th_init(&h, 5, 0);
+    TH_EQ(th_pop(&h, 10000), 0);
+    TH_EQ(th_insert(&h, 0, 20), 0);
+    TH_EQ(th_insert(&h, 1, 5000), 0);
+    TH_EQ(th_insert(&h, 2, 9000), 0);
+    TH_EQ(th_insert(&h, 3, 20000), 0);
+    TH_EQ(th_insert(&h, 4, 10000), 0);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, 4999), 1);
+    TH_EQ(th_pop(&h, 9000), 2);
+    TH_EQ(th_pop(&h, 9999), 0);
+    TH_EQ(th_pop(&h, 10000), 1);
+    TH_EQ(th_pop(&h, 19999), 0);
+    TH_EQ(th_pop(&h, 20000), 1);
+    th_drain_all(&h);
+    /* a huge jump, then back */
+    TH_EQ(th_pop(&h, INT64_C(1) << 50), 0);
+    TH_EQ(th_insert(&h, 0, INT64_C(1) << 30), 0);
+    TH_EQ(th_insert(&h, 1, (INT64_C(1) << 50) + 1), 0);
+    TH_EQ(th_pop(&h, INT64_C(1) << 29), 0);
+    TH_EQ(th_pop(&h, INT64_C(1) << 30), 1);
+    TH_EQ(th_pop(&h, INT64_C(1) << 49), 0);
+    TH_EQ(th_pop(&h, (INT64_C(1) << 50) + 1), 1);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+/* No expiry is negative, so a pop with a negative now has nothing to take. */
+static void test_pop_negative_now(void)
+{
+    struct th h;
+
+    th_init(&h, 2, 0);
+    TH_EQ(th_insert(&h, 0, 0), 0);
+    TH_EQ(th_insert(&h, 1, 100), 0);
+    TH_EQ(th_pop(&h, -1), 0);
+    TH_EQ(th_pop(&h, INT64_MIN), 0);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, 0), 1);
+    TH_EQ(th_pop(&h, 100), 1);
+    th_fini(&h);
+}
+
+/* pop appends to the list it is given: earlier results stay, in front. */
+static void test_pop_appends(void)
+{
+    struct th h;
+
+    th_init(&h, 3, 0);
+    TH_EQ(th_insert(&h, 0, 1), 0);
+    TH_EQ(th_insert(&h, 1, 2), 0);
+    TH_EQ(th_insert(&h, 2, 3), 0);
+    TH_EQ(th_pop(&h, 1), 1);
+    TH_EQ(th_pop(&h, 2), 1);
+    TH_EQ(th_pop(&h, 3), 1);
+    TH_EQ(tlist_size(&h.out), 3);
+    TH_EQ(th_drain_one(&h), 0);
+    TH_EQ(th_drain_one(&h), 1);
+    TH_EQ(th_drain_one(&h), 2);
+    TH_EQ(th_drain_one(&h), -1);
+    th_fini(&h);
+}
+
+/* clear: pending items become idle; due items stay the caller's. */
+static void test_clear(void)
+{
+    struct th h;
+    size_t i;
+
+    th_init(&h, 6, 0);
+    for (i = 0; i < 6; i++)
+        TH_EQ(th_insert(&h, i, 10 * (int64_t)(i + 1)), 0);
+    TH_EQ(th_pop(&h, 20), 2);
+    th_clear(&h);
+    th_verify(&h);
+    TH_EQ(tc_size(&h.c), 0);
+    TH_EQ(tc_min_time(&h.c), TIMER_NEVER);
+    TH_EQ(tc_pending(h.item[2]), false);
+    TH_EQ(tlist_size(&h.out), 2);
+    TH_EQ(tc_expire(h.item[0]), 10);
+    /* the container works on; cleared items are idle, due ones can come back */
+    TH_EQ(th_insert(&h, 2, 5), 0);
+    TH_EQ(th_reschedule(&h, 0, 30), 0);
+    th_clear(&h);
+    th_verify(&h);
+    TH_EQ(th_insert(&h, 2, 5), 0);
+    TH_EQ(th_reschedule(&h, 3, 30), 0);
+    TH_EQ(th_pop(&h, 30), 2);
+    th_fini(&h);
+}
+
+/* destroy, then init again (also with an earlier clock); destroy frees memory. */
+static void test_destroy_then_init(void)
+{
+    struct th h;
+    size_t i;
+
+    th_init(&h, 6, 100);
+    for (i = 0; i < 6; i++)
+        TH_EQ(th_insert(&h, i, 100 + 50 * (int64_t)i), 0);
+    TH_EQ(th_pop(&h, 150), 2);
+    th_reinit(&h, 5);
+    TH_EQ(tk_live_blocks(), 0);
+    th_verify(&h);
+    TH_EQ(tc_size(&h.c), 0);
+    TH_EQ(tlist_size(&h.out), 2);
+    /* idle ones go in anew, due ones are rescheduled into the new container */
+    TH_EQ(th_insert(&h, 3, 7), 0);
+    TH_EQ(th_reschedule(&h, 1, 6), 0);
+    TH_EQ(th_insert(&h, 4, 200), 0);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, 7), 2);
+    th_reinit(&h, INT64_MAX);
+    th_reinit(&h, -7);
+    th_verify(&h);
+    TH_EQ(th_insert(&h, 4, 0), 0);
+    TH_EQ(th_pop(&h, 0), 1);
+    th_fini(&h);
+}
+
+/* Two containers over one struct through two members, one of each DEFINE
+ * form (tc: DEFINE_NAMED over `struct titem`; T2: DEFINE over the typedef). */
+static void test_two_containers_one_struct(void)
+{
+    titem *a = th_new_item(0), *b = th_new_item(1);
+    struct tlist o1, o2;
+    tc c1;
+    T2_TYPE c2;
+
+    tc_init(&c1, 0);
+    T2(init)(&c2, 0);
+    tlist_init(&o1);
+    tlist_init(&o2);
+    TH_EQ(tc_insert(&c1, 10, a), 0);
+    TH_EQ(T2(insert)(&c2, 20, a), 0);
+    TH_EQ(T2(insert)(&c2, 5, b), 0);
+    TH_EQ(tc_pending(a), true);
+    TH_EQ(T2(pending)(a), true);
+    TH_EQ(tc_pending(b), false);
+    TH_EQ(tc_expire(a), 10);
+    TH_EQ(T2(expire)(a), 20);
+    TH_EQ(tc_size(&c1), 1);
+    TH_EQ(T2(size)(&c2), 2);
+    TH_EQ(T2(min_time)(&c2), 5);
+
+    TH_EQ(T2(pop)(&c2, 10, &o2), 1);
+    TH_EXPECT(T2(entry)(o2.next) == b, "second container popped the wrong item");
+    TH_EQ(tc_pending(a), true);
+    TH_EQ(tc_pop(&c1, 10, &o1), 1);
+    TH_EXPECT(tc_entry(o1.next) == a, "first container popped the wrong item");
+    TH_EQ(tc_pending(a), false); /* due in c1 ... */
+    TH_EQ(T2(pending)(a), true); /* ... still pending in c2 */
+    TH_EQ(T2(remove)(&c2, a), true);
+    TH_EQ(T2(empty)(&c2), true);
+    TH_EQ(tc_remove(&c1, a), true); /* due: unlinked from o1 */
+    TH_EQ(tlist_empty(&o1), true);
+    TH_EQ(tlist_size(&o2), 1);
+    TH_EXPECT(tc_check(&c1) == NULL, "check(c1): %s", tc_check(&c1));
+    TH_EXPECT(T2(check)(&c2) == NULL, "check(c2): %s", T2(check)(&c2));
+    TH_EXPECT(T2(entry)(tlist_pop_front(&o2)) == b, "entry of the second container's list");
+    tc_destroy(&c1);
+    T2(destroy)(&c2);
+    free(a);
+    free(b);
+}
+
+static void test_entry_null(void)
+{
+    TH_EXPECT(tc_entry(NULL) == NULL, "entry(NULL) is not NULL");
+    TH_EXPECT(T2(entry)(NULL) == NULL, "entry(NULL) is not NULL");
+}
+
+/* Every misuse the contract names: the exact error, and nothing changed
+ * (th_verify: size, min_time, every item's state and expiry, the list). */
+static void test_misuse(void)
+{
+    struct th h;
+    int rc;
+
+    th_init(&h, 5, 1000);
+    /* insert NULL / negative expiry: -EINVAL */
+    th_null_item(&h);
+    TH_EQ(th_insert(&h, 0, -1), -EINVAL);
+    TH_EQ(th_insert(&h, 0, INT64_MIN), -EINVAL);
+    TH_EQ(tc_pending(h.item[0]), false);
+    th_verify(&h);
+
+    /* insert of a pending item: -EBUSY, its expiry and place unchanged */
+    TH_EQ(th_insert(&h, 1, 2000), 0);
+    TH_EQ(th_insert(&h, 1, 3000), -EBUSY);
+    TH_EQ(th_insert(&h, 1, 500), -EBUSY);
+    TH_EQ(tc_expire(h.item[1]), 2000);
+    rc = th_insert(&h, 1, -1);
+    TH_EXPECT(rc == -EINVAL || rc == -EBUSY, "insert(-1) of a pending item returned %d", rc);
+    th_verify(&h);
+
+    /* insert of a due item: -EBUSY, and it stays in its result list */
+    TH_EQ(th_insert(&h, 2, 900), 0);
+    TH_EQ(th_insert(&h, 3, 900), 0);
+    TH_EQ(th_pop(&h, 900), 2);
+    TH_EQ(th_insert(&h, 2, 5000), -EBUSY);
+    TH_EQ(th_insert(&h, 2, 0), -EBUSY);
+    TH_EQ(tlist_size(&h.out), 2);
+    th_verify(&h);
+
+    /* reschedule with a negative expiry: -EINVAL in every state, nothing changed */
+    TH_EQ(th_reschedule(&h, 0, -1), -EINVAL);
+    TH_EQ(th_reschedule(&h, 1, -5), -EINVAL);
+    TH_EQ(th_reschedule(&h, 2, INT64_MIN), -EINVAL);
+    TH_EQ(tc_expire(h.item[1]), 2000);
+    TH_EQ(tc_expire(h.item[2]), 900);
+    TH_EQ(tlist_size(&h.out), 2);
+    th_verify(&h);
+
+    /* remove of an idle item or NULL: false, nothing changes */
+    TH_EQ(th_remove(&h, 0), false);
+    TH_EQ(th_remove(&h, 4), false);
+    th_null_item(&h);
+    TH_EQ(th_remove(&h, 3), true);
+    TH_EQ(th_remove(&h, 3), false);
+    TH_EQ(tc_size(&h.c), 1);
+    TH_EQ(tlist_size(&h.out), 1);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+/* A drain loop whose "callback" touches other items, including due ones
+ * still in the same list: removed ones are not delivered, rescheduled ones
+ * are pending again, a freed one is never touched again (ASan watches). */
+static void test_drain_with_callbacks(void)
+{
+    struct th h;
+    size_t i, victim, moved, freed;
+    long first, n = 0;
+
+    th_init(&h, 8, 0);
+    for (i = 0; i < 6; i++)
+        TH_EQ(th_insert(&h, i, 10), 0);
+    TH_EQ(th_insert(&h, 6, 1000), 0);
+    TH_EQ(th_pop(&h, 10), 6);
+
+    first = th_drain_one(&h);
+    if (!TH_EQ(tlist_size(&h.out), 5)) {
+        th_fini(&h);
+        return;
+    }
+    /* the callback of the first item: */
+    victim = conf_id(&h, h.out.prev);
+    TH_EQ(th_remove(&h, victim), true);
+    moved = conf_id(&h, h.out.prev);
+    TH_EQ(th_reschedule(&h, moved, 20), 0);
+    freed = conf_id(&h, h.out.next); /* the very next one to be delivered */
+    th_free_item(&h, freed);
+    TH_EQ(th_insert(&h, 7, 5), 0); /* overdue: waits for the next pop */
+    if (first >= 0)
+        TH_EQ(th_reschedule(&h, (size_t)first, 30), 0); /* a periodic timer re-arms */
+    TH_EQ(th_remove(&h, 6), true);
+    th_verify(&h);
+
+    while (th_drain_one(&h) >= 0)
+        n++;
+    TH_EQ(n, 2);
+    TH_EQ(tc_pending(h.item[victim]), false);
+    TH_EQ(tc_pending(h.item[moved]), true);
+    TH_EQ(th_pop(&h, 20), 2);
+    TH_EQ(th_pop(&h, 30), 1);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+/* t = min_time(); pop(t) reaches the earliest item within 11 rounds, from
+ * items at every wheel level and its boundaries, also after a removal. */
+static void test_min_time_rounds(void)
+{
+    static const int64_t clocks[] = { 0, 4242, (INT64_C(1) << 40) + 7, INT64_MAX - (INT64_C(1) << 61) };
+    struct th h;
+    size_t ci;
+    int k, off;
+
+    for (ci = 0; ci < sizeof clocks / sizeof clocks[0]; ci++) {
+        for (k = 0; k <= 10; k++) {
+            for (off = -1; off <= 1; off++) {
+                int64_t c0 = clocks[ci], d = conf_pow64(k) + off, e;
+                e = c0 > INT64_MAX - d ? INT64_MAX : c0 + d;
+                th_init(&h, 3, c0);
+                TH_EQ(th_insert(&h, 0, c0 + 1), 0); /* the earliest, then removed */
+                TH_EQ(th_insert(&h, 1, e), 0);
+                TH_EQ(th_insert(&h, 2, e > INT64_MAX - d ? INT64_MAX : e + d), 0);
+                TH_EQ(th_remove(&h, 0), true);
+                th_verify(&h);
+                th_min_time_rounds(&h);
+                th_min_time_rounds(&h);
+                th_fini(&h);
+            }
+        }
+    }
+}
+
+/* Thousands of items: deep trees, crowded wheel slots, and a heap array that
+ * grows and then shrinks as the items leave (ASan watches its bounds). */
+static void test_bulk(void)
+{
+    const size_t n = 3000;
+    const int64_t span = INT64_C(1) << 20;
+    struct th h;
+    size_t i;
+    int64_t t;
+
+    th_init(&h, n, 0);
+    for (i = 0; i < n; i++)
+        TH_EQ(th_insert(&h, i, (int64_t)th_below((uint64_t)span)), 0);
+    th_verify(&h);
+    for (i = 0; i < n; i += 2)
+        TH_EQ(th_remove(&h, i), true);
+    th_verify(&h);
+    for (t = 0; t <= span; t += span / 64) {
+        th_pop(&h, t);
+        th_drain_all(&h);
+        th_verify(&h);
+    }
+    TH_EQ(tc_size(&h.c), 0);
+    for (i = 0; i < n; i++)
+        TH_EQ(th_insert(&h, i, span + (int64_t)th_below((uint64_t)span)), 0);
+    TH_EQ(th_pop(&h, INT64_MAX), n);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+#if defined(TK_HEAP)
+/* A heap that cannot grow: -ENOMEM from insert and from reschedule of idle
+ * and due items, with nothing changed; failed shrinks are harmless. */
+static void test_heap_nomem(void)
+{
+    const size_t ndue = 20, nfill = 1200;
+    long calls = tk_alloc.calls;
+    size_t i, nfull = 0;
+    struct th h;
+    int rc;
+
+    th_init(&h, 1 + ndue + nfill, 0);
+    TH_EQ(tk_alloc.calls - calls, 0); /* init allocates nothing ... */
+    TH_EQ(tk_live_blocks(), 0);
+    tk_fail_next(); /* ... so the first insert must */
+    TH_EQ(th_insert(&h, 1, 10), -ENOMEM);
+    tk_fail_none();
+    TH_EQ(tc_size(&h.c), 0);
+    th_verify(&h);
+
+    for (i = 1; i <= ndue; i++)
+        TH_EQ(th_insert(&h, i, (int64_t)i), 0);
+    TH_EQ(th_pop(&h, (int64_t)ndue), ndue);
+
+    /* Whenever an insert cannot grow the heap it is full, and a reschedule
+     * of an idle or a due item then needs memory too. */
+    for (i = 1 + ndue; i < h.n; i++) {
+        int64_t e = 100 + (int64_t)th_below(1000);
+        tk_fail_next();
+        rc = th_insert(&h, i, e);
+        tk_fail_none();
+        th_verify(&h);
+        if (rc != -ENOMEM)
+            continue;
+        nfull++;
+        tk_fail_next();
+        TH_EQ(th_reschedule(&h, 0, 50), -ENOMEM); /* idle */
+        tk_fail_none();
+        th_verify(&h);
+        if (nfull <= ndue) {
+            tk_fail_next();
+            TH_EQ(th_reschedule(&h, nfull, 60), -ENOMEM); /* due: stays in its list */
+            tk_fail_none();
+            TH_EQ(tlist_size(&h.out), ndue);
+            th_verify(&h);
+        }
+        tk_fail_next();
+        th_reschedule(&h, i - 1, 70); /* pending: needs no memory, may not fail */
+        tk_fail_none();
+        th_verify(&h);
+        TH_EQ(th_insert(&h, i, e), 0);
+        th_verify(&h);
+    }
+    printf("heap: %zu inserts into a full heap failed as asked\n", nfull);
+    TH_EXPECT(nfull >= 1, "no insert failed although every one was given a failing allocator");
+
+    /* shrinking fails from here on: pop and remove must not care */
+    tk_fail_all(true);
+    for (i = 1 + ndue; i < h.n; i += 3)
+        th_remove(&h, i);
+    th_verify(&h);
+    th_pop(&h, 400);
+    th_verify(&h);
+    th_pop(&h, INT64_MAX);
+    th_verify(&h);
+    tk_fail_all(false);
+    th_fini(&h); /* checks that destroy freed every block */
+}
+#endif
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} conf_cases[] = {
+    { "node_size", test_node_size },
+    { "zeroed_node_is_idle", test_zeroed_node_is_idle },
+    { "empty_container", test_empty_container },
+    { "state_transitions", test_state_transitions },
+    { "pop_exact", test_pop_exact },
+    { "pop_order", test_pop_order },
+    { "overdue_insert", test_overdue_insert },
+    { "extremes", test_extremes },
+    { "init_negative_now", test_init_negative_now },
+    { "now_backwards", test_now_backwards },
+    { "pop_negative_now", test_pop_negative_now },
+    { "pop_appends", test_pop_appends },
+    { "clear", test_clear },
+    { "destroy_then_init", test_destroy_then_init },
+    { "two_containers_one_struct", test_two_containers_one_struct },
+    { "entry_null", test_entry_null },
+    { "misuse", test_misuse },
+    { "drain_with_callbacks", test_drain_with_callbacks },
+    { "min_time_rounds", test_min_time_rounds },
+    { "bulk", test_bulk },
+#if defined(TK_HEAP)
+    { "heap_nomem", test_heap_nomem },
+#endif
+};
+
+int main(void)
+{
+    const size_t n = sizeof conf_cases / sizeof conf_cases[0];
+    size_t i, failed = 0;
+
+    th_rng = 1; /* the only randomness here is fixed */
+    signal(SIGABRT, th_on_abort);
+    for (i = 0; i < n; i++) {
+        long before = th_failures;
+        th_ctx.test = conf_cases[i].name;
+        th_ctx.op = NULL;
+        conf_cases[i].run();
+        tk_fail_none();
+        if (th_failures != before)
+            failed++;
+        printf("%s %s %s\n", th_failures == before ? "pass" : "FAIL", TK_KIND, conf_cases[i].name);
+    }
+    printf("conform %s: %zu of %zu cases failed\n", TK_KIND, failed, n);
+    return failed != 0;
+}

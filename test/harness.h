@@ -1,0 +1,584 @@
+/* harness.h - the test item, the reference model and the checked operations.
+ *
+ * Every th_ operation calls the container under test, predicts the result
+ * from a plain reference model (arrays, O(n) per call: it is the contract
+ * executed, with no idea how the container works), reports any difference,
+ * and then updates the model. th_verify compares everything observable:
+ * size, empty, min_time, every item's state and expiry, the result list, and
+ * the container's own check(). Failures print the kind, the test, and for the
+ * randomised tests the seed, step and operation to replay.
+ *
+ * Everything here is static inline: each program uses only part of it, and
+ * unused static inline functions do not warn.
+ */
+#ifndef TH_HARNESS_H
+#define TH_HARNESS_H
+
+#include "tk.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+struct titem {
+    TK_NODE node;  /* in the container under test, tc */
+    TK_NODE node2; /* in a second container over the same struct */
+    int id;        /* index in the harness pool */
+};
+typedef struct titem titem;
+
+/* DEFINE_NAMED over a `struct` type: the container tc and tc_*(). */
+TK_DEFINE_NAMED(tc, struct titem, node)
+/* DEFINE over a typedef, second member: titem_set, titem_heap or titem_wheel. */
+TK_DEFINE(titem, node2)
+
+#define TK_CAT_(a, b, c) a##b##c
+#define TK_CAT(a, b, c) TK_CAT_(a, b, c)
+/* T2(insert) is titem_<kind>_insert; T2_TYPE is the second container type. */
+#define T2(fn) TK_CAT(titem_, TK_SUFFIX, _##fn)
+#define T2_TYPE TK_CAT(titem_, TK_SUFFIX, )
+
+/* ---- failure reporting ------------------------------------------------- */
+
+static struct {
+    const char *test; /* the test case running */
+    bool random;      /* a randomised test: print seed/episode/step */
+    bool stop;        /* exit at the first failure (later ones are echoes) */
+    uint64_t seed;
+    long episode, step;
+    const char *op; /* the last operation started, with its arguments */
+    long op_item;   /* -1: none */
+    bool op_timed;
+    int64_t op_time;
+} th_ctx;
+
+static long th_failures;
+
+/* "FAIL kind test [seed episode step] [op item time]": where a failure happened. */
+static inline void th_print_where(void)
+{
+    printf("FAIL %s %s", TK_KIND, th_ctx.test ? th_ctx.test : "");
+    if (th_ctx.random)
+        printf(" seed=%" PRIu64 " episode=%ld step=%ld", th_ctx.seed, th_ctx.episode, th_ctx.step);
+    if (th_ctx.op)
+        printf(" op=%s", th_ctx.op);
+    if (th_ctx.op && th_ctx.op_item >= 0)
+        printf(" item=%ld", th_ctx.op_item);
+    if (th_ctx.op && th_ctx.op_timed)
+        printf(" time=%" PRId64, th_ctx.op_time);
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static inline void th_fail(int line, const char *fmt, ...)
+{
+    va_list ap;
+    th_print_where();
+    printf(" [line %d]: ", line);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+    th_failures++;
+    if (th_ctx.stop || th_failures >= 50)
+        exit(1);
+}
+
+/* A header's assert (or a sanitizer run with abort_on_error=1) aborts the
+ * program: say where, so the run can be replayed. printf is not
+ * async-signal-safe, but the process is going down anyway. */
+static inline void th_on_abort(int sig)
+{
+    th_print_where();
+    printf(": aborted (see the assertion or sanitizer report)\n");
+    fflush(stdout);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+#define TH_EXPECT(cond, ...)                  \
+    do {                                      \
+        if (!(cond))                          \
+            th_fail(__LINE__, __VA_ARGS__);   \
+    } while (0)
+
+#define TH_EQ(got, want) th_eq(__LINE__, #got, (int64_t)(got), (int64_t)(want))
+
+static inline bool th_eq(int line, const char *expr, int64_t got, int64_t want)
+{
+    if (got == want)
+        return true;
+    th_fail(line, "%s = %" PRId64 ", want %" PRId64, expr, got, want);
+    return false;
+}
+
+/* Remember the operation under way, for failure lines. */
+static inline void th_note(const char *op, long item)
+{
+    th_ctx.op = op;
+    th_ctx.op_item = item;
+    th_ctx.op_timed = false;
+}
+
+static inline void th_note_t(const char *op, long item, int64_t t)
+{
+    th_note(op, item);
+    th_ctx.op_timed = true;
+    th_ctx.op_time = t;
+}
+
+/* ---- random numbers (splitmix64: tiny, and every seed is a good one) ---- */
+
+static uint64_t th_rng;
+
+static inline uint64_t th_rand(void)
+{
+    uint64_t z = (th_rng += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Uniform enough below n (n > 0); the modulo bias is irrelevant here. */
+static inline uint64_t th_below(uint64_t n)
+{
+    return th_rand() % n;
+}
+
+/* ---- the reference model ----------------------------------------------- */
+
+enum th_state { TH_IDLE, TH_PENDING, TH_DUE };
+static const char *const th_state_name[] = { "idle", "pending", "due" };
+
+struct th_model {
+    enum th_state state;
+    int64_t expire; /* while pending or due */
+    uint64_t seq;   /* insertion order: the set pops FIFO among equal expiries */
+    uint64_t dseq;  /* while due: position in the result list */
+};
+
+struct th_key {
+    int64_t expire;
+    uint64_t seq;
+    size_t id;
+};
+
+struct th {
+    tc c;
+    int64_t clock; /* init's now (>= 0), raised by every later pop */
+    size_t n;
+    titem **item; /* item[i]->id == i; replaced by a fresh one when freed */
+    struct th_model *m;
+    uint64_t seq, dseq;
+    struct tlist out; /* the result list: exactly the due items, in dseq order */
+    struct th_key *keys;
+    unsigned char *seen;
+};
+
+static inline void *th_alloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (p == NULL) {
+        printf("FAIL out of memory in the test itself\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* calloc: an all-zero node must be idle without any init call. */
+static inline titem *th_new_item(size_t id)
+{
+    titem *it = (titem *)th_alloc(1, sizeof *it);
+    it->id = (int)id;
+    return it;
+}
+
+static inline int64_t th_clamp0(int64_t t)
+{
+    return t < 0 ? 0 : t;
+}
+
+static inline void th_init(struct th *h, size_t n, int64_t now)
+{
+    size_t i;
+    memset(h, 0, sizeof *h);
+    h->n = n;
+    h->item = (titem **)th_alloc(n, sizeof *h->item);
+    h->m = (struct th_model *)th_alloc(n, sizeof *h->m);
+    h->keys = (struct th_key *)th_alloc(n, sizeof *h->keys);
+    h->seen = (unsigned char *)th_alloc(n, 1);
+    for (i = 0; i < n; i++)
+        h->item[i] = th_new_item(i);
+    tc_init(&h->c, now);
+    h->clock = th_clamp0(now);
+    tlist_init(&h->out);
+}
+
+static inline size_t th_count(const struct th *h, enum th_state s)
+{
+    size_t i, k = 0;
+    for (i = 0; i < h->n; i++)
+        k += h->m[i].state == s;
+    return k;
+}
+
+/* The earliest pending expiry, TIMER_NEVER when none. */
+static inline int64_t th_earliest(const struct th *h)
+{
+    size_t i;
+    int64_t e = TIMER_NEVER;
+    for (i = 0; i < h->n; i++)
+        if (h->m[i].state == TH_PENDING && h->m[i].expire < e)
+            e = h->m[i].expire;
+    return e;
+}
+
+static inline size_t th_pending_upto(const struct th *h, int64_t t)
+{
+    size_t i, k = 0;
+    for (i = 0; i < h->n; i++)
+        k += h->m[i].state == TH_PENDING && h->m[i].expire <= t;
+    return k;
+}
+
+/* The item behind a result-list link, or -1 (reported) if it is none of ours. */
+static inline long th_id_of(const struct th *h, struct tlist *link, int line)
+{
+    titem *it = tc_entry(link);
+    if (it == NULL || it->id < 0 || (size_t)it->id >= h->n || h->item[it->id] != it) {
+        th_fail(line, "result list holds a link that is not one of the test's live items");
+        return -1;
+    }
+    return it->id;
+}
+
+/* min_time: exact for set and heap. For the wheel a lower bound t of the
+ * earliest expiry E, exact when E is overdue or in the clock's finest 64-tick
+ * window; the 11-round progress promise is checked by th_min_time_rounds. */
+static inline void th_check_min_time(const struct th *h)
+{
+    int64_t t = tc_min_time(&h->c), e = th_earliest(h);
+    if (th_count(h, TH_PENDING) == 0) {
+        TH_EXPECT(t == TIMER_NEVER, "min_time() = %" PRId64 " on an empty container, want TIMER_NEVER", t);
+    } else if (TK_MIN_EXACT || e <= h->clock || (e >> 6) == (h->clock >> 6)) {
+        TH_EXPECT(t == e, "min_time() = %" PRId64 ", want exactly %" PRId64 " (clock %" PRId64 ")", t, e, h->clock);
+    } else {
+        TH_EXPECT(t <= e, "min_time() = %" PRId64 " is later than the earliest expiry %" PRId64 " (clock %" PRId64 ")",
+                  t, e, h->clock);
+    }
+}
+
+/* Everything observable must match the model. */
+static inline void th_verify(const struct th *h)
+{
+    const char *why = tc_check(&h->c);
+    size_t i, npending = th_count(h, TH_PENDING), ndue = 0;
+    uint64_t last = 0;
+    struct tlist *link;
+
+    TH_EXPECT(why == NULL, "check(): %s", why ? why : "");
+    TH_EQ(tc_size(&h->c), npending);
+    TH_EQ(tc_empty(&h->c), npending == 0);
+    th_check_min_time(h);
+    for (i = 0; i < h->n; i++) {
+        const struct th_model *m = &h->m[i];
+        TH_EXPECT(tc_pending(h->item[i]) == (m->state == TH_PENDING), "item %zu: pending() = %d, model says %s", i,
+                  (int)tc_pending(h->item[i]), th_state_name[m->state]);
+        if (m->state != TH_IDLE)
+            TH_EXPECT(tc_expire(h->item[i]) == m->expire, "item %zu (%s): expire() = %" PRId64 ", want %" PRId64, i,
+                      th_state_name[m->state], tc_expire(h->item[i]), m->expire);
+    }
+    /* The result list holds exactly the due items, in the order they were
+     * appended (removing or rescheduling one must unlink only that one). */
+    for (link = h->out.next; link != &h->out; link = link->next) {
+        long id = th_id_of(h, link, __LINE__);
+        if (id < 0 || ++ndue > h->n)
+            return;
+        TH_EXPECT(link->next->prev == link, "result list: broken back link at item %ld", id);
+        TH_EXPECT(h->m[id].state == TH_DUE, "result list holds item %ld, which the model says is %s", id,
+                  th_state_name[h->m[id].state]);
+        TH_EXPECT(h->m[id].dseq > last, "result list: item %ld is out of its delivery order", id);
+        last = h->m[id].dseq;
+    }
+    TH_EQ(ndue, th_count(h, TH_DUE));
+}
+
+/* ---- operations: call the container, predict, compare, update ---------- */
+
+/* Accepts `alt` too when it is non-zero (two errors apply, or an injected
+ * allocation failure may surface as -ENOMEM). */
+static inline void th_check_rc(int line, const char *op, int rc, int want, int alt)
+{
+    if (rc != want && !(alt != 0 && rc == alt))
+        th_fail(line, "%s returned %d, want %d%s", op, rc, want, alt == -ENOMEM ? " (or -ENOMEM)" : alt ? " (or the other error)" : "");
+}
+
+/* The model side of a successful insert or reschedule (a new insertion). */
+static inline void th_model_arm(struct th *h, size_t i, int64_t expire)
+{
+    h->m[i].state = TH_PENDING;
+    h->m[i].expire = expire;
+    h->m[i].seq = ++h->seq;
+}
+
+/* -ENOMEM is only acceptable from an allocation the test made fail. */
+static inline int th_nomem_alt(int want, bool armed)
+{
+    return want == 0 && armed ? -ENOMEM : 0;
+}
+
+static inline void th_check_nomem(int rc, long failed_before)
+{
+    if (rc == -ENOMEM)
+        TH_EXPECT(tk_failed_allocs() > failed_before, "-ENOMEM although no allocation failed");
+}
+
+static inline int th_insert(struct th *h, size_t i, int64_t expire)
+{
+    bool armed = tk_fail_armed();
+    long failed = tk_failed_allocs();
+    enum th_state s = h->m[i].state;
+    int want, alt, rc;
+
+    th_note_t("insert", (long)i, expire);
+    rc = tc_insert(&h->c, expire, h->item[i]);
+    if (expire < 0) {
+        want = -EINVAL;
+        alt = s != TH_IDLE ? -EBUSY : 0;
+    } else {
+        want = s != TH_IDLE ? -EBUSY : 0;
+        alt = th_nomem_alt(want, armed);
+    }
+    th_check_rc(__LINE__, "insert", rc, want, alt);
+    th_check_nomem(rc, failed);
+    if (rc == 0)
+        th_model_arm(h, i, expire);
+    return rc;
+}
+
+static inline int th_reschedule(struct th *h, size_t i, int64_t expire)
+{
+    bool armed = tk_fail_armed();
+    long failed = tk_failed_allocs();
+    int want = expire < 0 ? -EINVAL : 0, rc;
+
+    th_note_t("reschedule", (long)i, expire);
+    rc = tc_reschedule(&h->c, expire, h->item[i]);
+    th_check_rc(__LINE__, "reschedule", rc, want, th_nomem_alt(want, armed));
+    th_check_nomem(rc, failed);
+    if (rc == 0)
+        th_model_arm(h, i, expire);
+    return rc;
+}
+
+static inline bool th_remove(struct th *h, size_t i)
+{
+    bool want = h->m[i].state != TH_IDLE, got;
+
+    th_note("remove", (long)i);
+    got = tc_remove(&h->c, h->item[i]);
+    TH_EXPECT(got == want, "remove of a %s item returned %d", th_state_name[h->m[i].state], (int)got);
+    if (got)
+        h->m[i].state = TH_IDLE;
+    return got;
+}
+
+/* NULL is an error for insert (and for reschedule, as every header
+ * documents) and a no-op for remove; th_verify then finds nothing changed. */
+static inline void th_null_item(struct th *h)
+{
+    th_note("insert/reschedule/remove NULL", -1);
+    TH_EQ(tc_insert(&h->c, 0, NULL), -EINVAL);
+    TH_EQ(tc_insert(&h->c, -1, NULL), -EINVAL);
+    TH_EQ(tc_reschedule(&h->c, 0, NULL), -EINVAL);
+    TH_EQ(tc_remove(&h->c, NULL), false);
+}
+
+static inline int th_key_cmp(const void *a, const void *b)
+{
+    const struct th_key *x = (const struct th_key *)a, *y = (const struct th_key *)b;
+    if (x->expire != y->expire)
+        return x->expire < y->expire ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* pop must append exactly the pending items with expire <= now: none early,
+ * none lost, none twice, in the order the kind promises. */
+static inline size_t th_pop(struct th *h, int64_t now)
+{
+    struct tlist *last = h->out.prev, *link;
+    size_t i, want = 0, got, k = 0;
+    int64_t prev = 0;
+
+    th_note_t("pop", -1, now);
+    for (i = 0; i < h->n; i++) {
+        if (h->m[i].state == TH_PENDING && h->m[i].expire <= now) {
+            h->keys[want].expire = h->m[i].expire;
+            h->keys[want].seq = h->m[i].seq;
+            h->keys[want].id = i;
+            want++;
+        }
+    }
+    qsort(h->keys, want, sizeof *h->keys, th_key_cmp);
+    memset(h->seen, 0, h->n);
+
+    got = tc_pop(&h->c, now, &h->out);
+
+    for (link = last->next; link != &h->out; link = link->next, k++) {
+        long id = th_id_of(h, link, __LINE__);
+        const struct th_model *m;
+        if (id < 0 || k >= h->n)
+            break;
+        m = &h->m[id];
+        if (m->state != TH_PENDING || m->expire > now) {
+            th_fail(__LINE__, "pop(%" PRId64 ") delivered item %ld, which is %s with expire %" PRId64, now, id,
+                    th_state_name[m->state], m->expire);
+            continue;
+        }
+        TH_EXPECT(!h->seen[id], "pop(%" PRId64 ") delivered item %ld twice", now, id);
+        h->seen[id] = 1;
+        if (TK_POP_ORDER == TK_ORDER_FIFO && k < want && h->keys[k].id != (size_t)id)
+            th_fail(__LINE__, "pop(%" PRId64 ") position %zu: item %ld (expire %" PRId64 "), want item %zu (expire %" PRId64 ")",
+                    now, k, id, m->expire, h->keys[k].id, h->keys[k].expire);
+        if (TK_POP_ORDER >= TK_ORDER_EXPIRE && k > 0 && m->expire < prev)
+            th_fail(__LINE__, "pop(%" PRId64 ") position %zu: expire %" PRId64 " after %" PRId64 " (not in expiry order)", now, k,
+                    m->expire, prev);
+        prev = m->expire;
+    }
+    TH_EXPECT(got == want && k == want, "pop(%" PRId64 ") returned %zu and appended %zu items, want %zu (clock %" PRId64 ")", now,
+              got, k, want, h->clock);
+    for (i = 0; i < want; i++)
+        TH_EXPECT(h->seen[h->keys[i].id], "pop(%" PRId64 ") lost item %zu (expire %" PRId64 ")", now, h->keys[i].id,
+                  h->keys[i].expire);
+
+    /* The appended items are due now, in the order they were appended. */
+    for (link = last->next, k = 0; link != &h->out && k < h->n; link = link->next, k++) {
+        long id = th_id_of(h, link, __LINE__);
+        if (id < 0)
+            break;
+        h->m[id].state = TH_DUE;
+        h->m[id].dseq = ++h->dseq;
+    }
+    if (now > h->clock)
+        h->clock = now;
+    return got;
+}
+
+/* Take the first item off the result list, as a user's drain loop does: it
+ * must be the due item appended first; it is idle afterwards. -1 when empty. */
+static inline long th_drain_one(struct th *h)
+{
+    struct tlist *link;
+    size_t i;
+    long want = -1, id;
+
+    th_note("drain", -1);
+    for (i = 0; i < h->n; i++)
+        if (h->m[i].state == TH_DUE && (want < 0 || h->m[i].dseq < h->m[want].dseq))
+            want = (long)i;
+    link = tlist_pop_front(&h->out);
+    if (link == NULL) {
+        TH_EXPECT(tc_entry(link) == NULL, "entry(NULL) is not NULL");
+        TH_EXPECT(want < 0, "the result list is empty, but item %ld is still due", want);
+        return -1;
+    }
+    id = th_id_of(h, link, __LINE__);
+    if (id < 0)
+        return -1;
+    TH_EXPECT(id == want, "the result list's front is item %ld (%s), want item %ld", id, th_state_name[h->m[id].state], want);
+    h->m[id].state = TH_IDLE;
+    TH_EXPECT(!tc_pending(h->item[id]), "item %ld is pending after leaving the result list", id);
+    return id;
+}
+
+static inline void th_drain_all(struct th *h)
+{
+    while (th_drain_one(h) >= 0)
+        ;
+}
+
+static inline void th_clear(struct th *h)
+{
+    size_t i;
+    th_note("clear", -1);
+    tc_clear(&h->c);
+    for (i = 0; i < h->n; i++)
+        if (h->m[i].state == TH_PENDING)
+            h->m[i].state = TH_IDLE;
+}
+
+/* destroy, then init again at now: pending items become idle, due ones stay
+ * the caller's, and the container starts over with a new clock. */
+static inline void th_reinit(struct th *h, int64_t now)
+{
+    size_t i;
+    th_note_t("destroy+init", -1, now);
+    tc_destroy(&h->c);
+    for (i = 0; i < h->n; i++) {
+        if (h->m[i].state == TH_PENDING) {
+            h->m[i].state = TH_IDLE;
+            TH_EXPECT(!tc_pending(h->item[i]), "item %zu is still pending after destroy", i);
+        }
+    }
+    tc_init(&h->c, now);
+    h->clock = th_clamp0(now);
+}
+
+/* A user frees an item: remove first (it may be pending, due or idle), then
+ * free. A container that still points at it is caught by ASan. */
+static inline void th_free_item(struct th *h, size_t i)
+{
+    if (h->m[i].state != TH_IDLE)
+        th_remove(h, i);
+    th_note("free", (long)i);
+    free(h->item[i]);
+    h->item[i] = th_new_item(i);
+    memset(&h->m[i], 0, sizeof h->m[i]);
+}
+
+/* Repeating t = min_time(); pop(t) with no other calls must pop the earliest
+ * item within 11 rounds (exactly one round for set and heap). */
+static inline void th_min_time_rounds(struct th *h)
+{
+    int64_t e = th_earliest(h), t = 0;
+    int round;
+
+    if (th_count(h, TH_PENDING) == 0)
+        return;
+    for (round = 1; round <= 11; round++) {
+        t = tc_min_time(&h->c);
+        th_pop(h, t);
+        th_verify(h);
+        if (th_pending_upto(h, e) == 0) {
+            if (TK_MIN_EXACT)
+                TH_EQ(round, 1);
+            return;
+        }
+    }
+    th_fail(__LINE__, "after 11 rounds of pop(min_time()) the earliest item (expire %" PRId64 ") is still pending; "
+                      "min_time() = %" PRId64 ", clock %" PRId64, e, t, h->clock);
+}
+
+/* destroy, and make sure every item ends idle and every heap block is freed. */
+static inline void th_fini(struct th *h)
+{
+    size_t i;
+    th_drain_all(h);
+    tc_destroy(&h->c);
+    for (i = 0; i < h->n; i++) {
+        TH_EXPECT(!tc_pending(h->item[i]), "item %zu is still pending after destroy", i);
+        free(h->item[i]);
+    }
+    TH_EQ(tk_live_blocks(), 0);
+    free(h->item);
+    free(h->m);
+    free(h->keys);
+    free(h->seen);
+}
+
+#endif /* TH_HARNESS_H */

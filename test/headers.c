@@ -1,0 +1,38 @@
+/* headers.c - every header in one translation unit, every DEFINE form
+ * instantiated, nothing called.
+ *
+ * Built with -Werror: a generated function that a program does not use must
+ * not warn (clang's -Wunused-function), and the headers must not clash with
+ * each other. Also compiled as C++11, and with -Wconversion.
+ */
+#include "list.h"
+#include "bitmap.h"
+#include "timer_set.h"
+#include "timer_heap.h"
+#include "timer_wheel.h"
+
+/* DEFINE: a typedef name and a member; prefix conn_set, conn_heap, conn_wheel. */
+typedef struct conn {
+    int fd;
+    struct timer_set_node ts;
+    struct timer_heap_node th;
+    struct timer_wheel_node tw;
+} conn;
+TIMER_SET_DEFINE(conn, ts)
+TIMER_HEAP_DEFINE(conn, th)
+TIMER_WHEEL_DEFINE(conn, tw)
+
+/* DEFINE_NAMED: any type, a prefix chosen freely. */
+struct job {
+    struct timer_set_node a;
+    struct timer_heap_node b;
+    struct timer_wheel_node c;
+};
+TIMER_SET_DEFINE_NAMED(job_set, struct job, a)
+TIMER_HEAP_DEFINE_NAMED(job_heap, struct job, b)
+TIMER_WHEEL_DEFINE_NAMED(job_wheel, struct job, c)
+
+int main(void)
+{
+    return 0;
+}

@@ -1,0 +1,145 @@
+/* tk.h - the container kind under test, chosen when compiling.
+ *
+ * Every test program is written once over the shared API and compiled once per
+ * kind with exactly one of -DTK_SET, -DTK_HEAP or -DTK_WHEEL. This header maps
+ * the kind to its header, node type and DEFINE macros, and names the only two
+ * things the contract lets the kinds do differently: the order within one pop
+ * and how exact min_time is.
+ *
+ * For the heap it also routes TIMER_HEAP_REALLOC / TIMER_HEAP_FREE through a
+ * test allocator that fails on demand and counts live blocks, so the tests can
+ * check that -ENOMEM changes nothing and that destroy frees everything.
+ */
+#ifndef TK_H
+#define TK_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#if defined(TK_SET) + defined(TK_HEAP) + defined(TK_WHEEL) != 1
+#error "compile with exactly one of -DTK_SET, -DTK_HEAP, -DTK_WHEEL"
+#endif
+
+/* What the contract promises about the order of the items one pop appends. */
+#define TK_ORDER_ANY 0    /* wheel: only the set of items is promised */
+#define TK_ORDER_EXPIRE 1 /* heap: non-decreasing expiry */
+#define TK_ORDER_FIFO 2   /* set: non-decreasing expiry, insertion order among equal ones */
+
+#if defined(TK_HEAP)
+/* The test allocator: tk_alloc.fail_in = k makes the k-th allocation from now
+ * fail; fail_all makes every one fail (the heap must then still shrink safely). */
+static struct {
+    long fail_in;
+    bool fail_all;
+    long calls, failed, live;
+} tk_alloc;
+
+static void *tk_realloc(void *ptr, size_t bytes)
+{
+    void *p;
+    tk_alloc.calls++;
+    if (tk_alloc.fail_all || (tk_alloc.fail_in > 0 && --tk_alloc.fail_in == 0)) {
+        tk_alloc.failed++;
+        return NULL;
+    }
+    p = realloc(ptr, bytes);
+    if (p != NULL && ptr == NULL)
+        tk_alloc.live++;
+    return p;
+}
+
+static void tk_free(void *ptr)
+{
+    if (ptr != NULL)
+        tk_alloc.live--;
+    free(ptr);
+}
+
+#define TIMER_HEAP_REALLOC(ptr, bytes) tk_realloc((ptr), (bytes))
+#define TIMER_HEAP_FREE(ptr) tk_free(ptr)
+#endif
+
+#if defined(TK_SET)
+#include "timer_set.h"
+#define TK_KIND "set"
+#define TK_SUFFIX set
+#define TK_NODE struct timer_set_node
+#define TK_DEFINE TIMER_SET_DEFINE
+#define TK_DEFINE_NAMED TIMER_SET_DEFINE_NAMED
+#define TK_POP_ORDER TK_ORDER_FIFO
+#define TK_MIN_EXACT 1
+#elif defined(TK_HEAP)
+#include "timer_heap.h"
+#define TK_KIND "heap"
+#define TK_SUFFIX heap
+#define TK_NODE struct timer_heap_node
+#define TK_DEFINE TIMER_HEAP_DEFINE
+#define TK_DEFINE_NAMED TIMER_HEAP_DEFINE_NAMED
+#define TK_POP_ORDER TK_ORDER_EXPIRE
+#define TK_MIN_EXACT 1
+#else
+#include "timer_wheel.h"
+#define TK_KIND "wheel"
+#define TK_SUFFIX wheel
+#define TK_NODE struct timer_wheel_node
+#define TK_DEFINE TIMER_WHEEL_DEFINE
+#define TK_DEFINE_NAMED TIMER_WHEEL_DEFINE_NAMED
+#define TK_POP_ORDER TK_ORDER_ANY
+#define TK_MIN_EXACT 0 /* a lower bound; see th_check_min_time */
+#endif
+
+/* Allocation failure injection, as no-ops for the kinds that never allocate. */
+static inline void tk_fail_next(void)
+{
+#if defined(TK_HEAP)
+    tk_alloc.fail_in = 1;
+#endif
+}
+
+static inline void tk_fail_all(bool on)
+{
+#if defined(TK_HEAP)
+    tk_alloc.fail_all = on;
+#else
+    (void)on;
+#endif
+}
+
+static inline void tk_fail_none(void)
+{
+#if defined(TK_HEAP)
+    tk_alloc.fail_in = 0;
+    tk_alloc.fail_all = false;
+#endif
+}
+
+static inline bool tk_fail_armed(void)
+{
+#if defined(TK_HEAP)
+    return tk_alloc.fail_in > 0 || tk_alloc.fail_all;
+#else
+    return false;
+#endif
+}
+
+static inline long tk_failed_allocs(void)
+{
+#if defined(TK_HEAP)
+    return tk_alloc.failed;
+#else
+    return 0;
+#endif
+}
+
+static inline long tk_live_blocks(void)
+{
+#if defined(TK_HEAP)
+    return tk_alloc.live;
+#else
+    return 0;
+#endif
+}
+
+#endif /* TK_H */
