@@ -4,9 +4,10 @@
 # Optional: make peers-deps && make bench-peers && make plot (libev, libuv,
 # libevent, BSD tree.h side by side; SVG charts with gnuplot).
 # make examples builds the programs under examples/ (make test runs their tests).
+# make fuzz (FUZZ_SECONDS=60 per container) and make soak: the long checks.
 # Each directory owns its build; this file only dispatches.
 
-.PHONY: all test bench examples bench-peers peers-deps plot clean
+.PHONY: all test bench examples fuzz soak bench-peers peers-deps plot clean
 
 all: test
 
@@ -15,6 +16,12 @@ test:
 
 bench:
 	@$(MAKE) --no-print-directory -C bench
+
+fuzz:
+	@$(MAKE) --no-print-directory -C test fuzz
+
+soak:
+	@$(MAKE) --no-print-directory -C test soak
 
 examples:
 	@$(MAKE) --no-print-directory -C examples
