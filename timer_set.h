@@ -262,13 +262,37 @@ TIMER_INLINE_ void timer_set_erase_fixup_(struct timer_set *s, struct timer_set_
         timer_set_paint_(x, TIMER_SET_BLACK_);
 }
 
+/* Unlink the earliest node, the one pop and in-order removal take. It has
+ * no earlier child; a later child is a red leaf under a black z. So its
+ * successor is that child or else its parent, with no search. */
+TIMER_INLINE_ void timer_set_erase_first_(struct timer_set *s, struct timer_set_node *z)
+{
+    struct timer_set_node *x = z->u.child[1], *p = timer_set_parent_(z);
+    s->first = x ? x : p;
+    if (z == s->last)                       /* z was the only node */
+        s->last = p;
+    if (p)
+        p->u.child[0] = x;
+    else
+        s->root = x;
+    s->count--;
+    if (x) {
+        timer_set_set_parent_(x, p);
+        timer_set_paint_(x, TIMER_SET_BLACK_);
+    } else if (!timer_set_is_red_(z)) {
+        timer_set_erase_fixup_(s, NULL, p);
+    }
+}
+
 /* Unlink a pending node from the tree; its own fields are the caller's. */
 TIMER_INLINE_ void timer_set_erase_(struct timer_set *s, struct timer_set_node *z)
 {
     struct timer_set_node *x, *p;
     bool black;
-    if (z == s->first)
-        s->first = timer_set_step_(z, 1);
+    if (z == s->first) {
+        timer_set_erase_first_(s, z);
+        return;
+    }
     if (z == s->last)
         s->last = timer_set_step_(z, 0);
     if (z->u.child[0] && z->u.child[1]) {
