@@ -1,7 +1,8 @@
 /* bench_kind.h - the benchmark driver, written once over the shared container
- * API and included by bench.c once per container kind.
+ * API and included once per container kind: by bench_ours.h for ours, and by
+ * peers.c for the BSD tree.h set (bsd_timer.h), which offers the same API.
  *
- * Before each inclusion bench.c defines:
+ * Before each inclusion the includer defines:
  *   KIND               token that prefixes every generated name (kset, kheap, kwheel)
  *   KIND_NAME          the kind as printed ("set")
  *   KIND_NODE          the node type (struct timer_set_node)

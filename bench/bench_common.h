@@ -1,0 +1,550 @@
+/* bench_common.h - what every benchmark program in bench/ shares: the clock,
+ * the item arena, the seed protocol's expiries, the precomputed workloads, the
+ * floor, repetitions and medians (one record per kind/workload/N/op), the
+ * machine's description, the CSV and the options' parsers.
+ *
+ * Included once, by bench.c (our containers) and by peers.c (our containers
+ * beside libev, libuv, libevent and a BSD tree.h set). The including file
+ * defines _POSIX_C_SOURCE (or more) first.
+ */
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "list.h"
+
+#ifndef BENCH_CFLAGS
+#define BENCH_CFLAGS "?"
+#endif
+
+#define MAX_SIZES 16
+#define MAX_REPS 64
+
+/* ---- small helpers ---------------------------------------------------- */
+
+#define BENCH_CAT_(a, b) a##b
+#define BENCH_CAT(a, b) BENCH_CAT_(a, b)
+/* Expands the name arguments before the DEFINE macro pastes them. */
+#define BENCH_EXPAND_DEFINE(define, name, type, member) define(name, type, member)
+
+static void bench_fail(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("\nbench: FAILED: ", stderr);   /* after the progress line */
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Cost of one bench_now() pair with nothing between; subtracted from each
+ * short batch in the workloads that interleave operation kinds. */
+static double bench_clock_cost;
+
+/* Results that the compiler must not discard. */
+static volatile uint64_t bench_sink;
+
+/* splitmix64: fast, good enough for workloads, replayable from the seed. */
+static uint64_t rng_state;
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+static uint64_t rng_below(uint64_t n) { return rng_next() % n; }
+static double rng_unit(void) { return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0); }
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (p == NULL)
+        bench_fail("out of memory (%zu bytes)", bytes);
+    return p;
+}
+
+/* One item array for every run, faulted in once at start so that page
+ * faults are never timed; each run zeroes the part it uses (a zeroed node
+ * is idle). */
+static void *bench_arena;
+static size_t bench_arena_bytes;
+
+static void *bench_items(size_t bytes)
+{
+    if (bytes > bench_arena_bytes)
+        bench_fail("item arena too small (%zu > %zu)", bytes, bench_arena_bytes);
+    memset(bench_arena, 0, bytes);
+    return bench_arena;
+}
+
+/* ---- the seed protocol's expiries ------------------------------------- */
+
+#define SEED_BASE INT64_C(1000)
+#define SEED_STEP INT64_C(97)
+#define SEED_WHEN(i) (SEED_BASE + (int64_t)(i) * SEED_STEP)
+
+struct seed_result {
+    double insert, remove, pop, min_time;   /* ns per op */
+    size_t owned_bytes;
+};
+
+/* ---- workloads, precomputed so that no RNG is timed -------------------- */
+
+#define TICK_MS 1                       /* 1 tick = 1 ms */
+#define RANDOM_HORIZON (INT64_C(1) << 24)
+#define RANDOM_STEPS 4096
+#define IDLE_TIMEOUT INT64_C(10000)     /* 10 s */
+#define IDLE_TICKS INT64_C(20000)       /* 20 s of traffic */
+#define IDLE_SILENT_PERMILLE 10         /* 1% of connections go silent */
+#define REQ_DELAY INT64_C(1000)         /* every request times out after 1 s */
+#define REQ_PER_TICK 100
+#define REQ_ANSWERED_PERCENT 95
+#define MIXED_NOW0 (INT64_C(1) << 20)
+#define MIXED_LOG2_MAX 40
+
+struct random_wl {
+    size_t n;
+    int64_t *when, step, horizon;
+};
+
+struct idle_wl {
+    size_t conns, silent;
+    int64_t ticks, timeout;
+    int64_t *first_when;        /* expiry at start: connected up to 1 s ago */
+    uint32_t *msg;              /* connection of each message, by tick */
+    size_t *msg_at;             /* messages of tick t: msg[msg_at[t] .. msg_at[t+1]) */
+};
+
+struct request_wl {
+    size_t n, per_tick, timeouts;
+    int64_t delay, ticks;
+    uint32_t *resp;             /* request answered at tick t: resp[resp_at[t] .. resp_at[t+1]) */
+    size_t *resp_at;
+};
+
+struct mixed_wl {
+    size_t n, nsteps;
+    int64_t now0, *when, *steps;
+    uint32_t *order;            /* removal order: a random permutation */
+};
+
+/* One workload's measurements: ns per op for each kind of op it does. */
+#define WL_MAX_OPS 6
+struct wl_result {
+    int nops;
+    const char *op[WL_MAX_OPS];
+    double ns[WL_MAX_OPS];      /* ns per op */
+};
+
+static void wl_put(struct wl_result *r, const char *op, double total_ns, size_t count)
+{
+    r->op[r->nops] = op;
+    r->ns[r->nops] = count ? total_ns / (double)count : 0.0;
+    r->nops++;
+}
+
+static void random_make(struct random_wl *w, size_t n)
+{
+    size_t i;
+    w->n = n;
+    w->horizon = RANDOM_HORIZON;
+    w->step = RANDOM_HORIZON / RANDOM_STEPS;
+    w->when = (int64_t *)xmalloc(n * sizeof *w->when);
+    for (i = 0; i < n; i++)
+        w->when[i] = (int64_t)rng_below((uint64_t)RANDOM_HORIZON);
+}
+
+static void idle_make(struct idle_wl *w, size_t conns)
+{
+    int64_t *silent_at = (int64_t *)xmalloc(conns * sizeof *silent_at);
+    size_t per_tick = conns / 1000 ? conns / 1000 : 1;     /* 1 message/s per connection */
+    size_t i, k = 0;
+    int64_t t;
+
+    w->conns = conns;
+    w->ticks = IDLE_TICKS;
+    w->timeout = IDLE_TIMEOUT;
+    w->silent = 0;
+    w->first_when = (int64_t *)xmalloc(conns * sizeof *w->first_when);
+    w->msg = (uint32_t *)xmalloc((size_t)w->ticks * per_tick * sizeof *w->msg);
+    w->msg_at = (size_t *)xmalloc(((size_t)w->ticks + 2) * sizeof *w->msg_at);
+    for (i = 0; i < conns; i++) {
+        w->first_when[i] = w->timeout - (int64_t)rng_below(1000);
+        silent_at[i] = INT64_MAX;
+        if (rng_below(1000) < IDLE_SILENT_PERMILLE) {
+            /* silent early enough to expire before the traffic ends */
+            silent_at[i] = (int64_t)rng_below((uint64_t)(w->ticks - w->timeout));
+            w->silent++;
+        }
+    }
+    w->msg_at[0] = w->msg_at[1] = 0;
+    for (t = 1; t <= w->ticks; t++) {
+        for (i = 0; i < per_tick; i++) {
+            uint32_t id = (uint32_t)rng_below(conns);
+            if (t < silent_at[id])
+                w->msg[k++] = id;
+        }
+        w->msg_at[t + 1] = k;
+    }
+    free(silent_at);
+}
+
+static void request_make(struct request_wl *w, size_t n)
+{
+    size_t *count, i, t;
+    int64_t *answer_at = (int64_t *)xmalloc(n * sizeof *answer_at);
+
+    w->n = n;
+    w->per_tick = REQ_PER_TICK;
+    w->delay = REQ_DELAY;
+    w->ticks = (int64_t)((n + w->per_tick - 1) / w->per_tick) + w->delay;
+    w->timeouts = 0;
+    w->resp = (uint32_t *)xmalloc(n * sizeof *w->resp);
+    w->resp_at = (size_t *)xmalloc(((size_t)w->ticks + 2) * sizeof *w->resp_at);
+    count = (size_t *)calloc((size_t)w->ticks + 2, sizeof *count);
+    if (count == NULL)
+        bench_fail("out of memory");
+    for (i = 0; i < n; i++) {
+        int64_t arrival = (int64_t)(i / w->per_tick);
+        if (rng_below(100) < REQ_ANSWERED_PERCENT) {
+            answer_at[i] = arrival + 1 + (int64_t)rng_below((uint64_t)w->delay - 1);
+            count[answer_at[i]]++;
+        } else {
+            answer_at[i] = -1;
+            w->timeouts++;
+        }
+    }
+    /* counting sort of the answers by tick */
+    w->resp_at[0] = 0;
+    for (t = 0; t <= (size_t)w->ticks; t++)
+        w->resp_at[t + 1] = w->resp_at[t] + count[t];
+    memset(count, 0, ((size_t)w->ticks + 2) * sizeof *count);
+    for (i = 0; i < n; i++)
+        if (answer_at[i] >= 0) {
+            t = (size_t)answer_at[i];
+            w->resp[w->resp_at[t] + count[t]++] = (uint32_t)i;
+        }
+    free(count);
+    free(answer_at);
+}
+
+static void mixed_make(struct mixed_wl *w, size_t n)
+{
+    size_t i, k;
+    w->n = n;
+    w->now0 = MIXED_NOW0;
+    w->when = (int64_t *)xmalloc(n * sizeof *w->when);
+    w->order = (uint32_t *)xmalloc(n * sizeof *w->order);
+    for (i = 0; i < n; i++) {
+        /* log-uniform delay in [1, 2^40] */
+        int64_t d = (int64_t)exp2(rng_unit() * MIXED_LOG2_MAX);
+        w->when[i] = w->now0 + (d < 1 ? 1 : d);
+        w->order[i] = (uint32_t)i;
+    }
+    for (i = n; i > 1; i--) {          /* Fisher-Yates */
+        size_t j = (size_t)rng_below(i);
+        uint32_t tmp = w->order[i - 1];
+        w->order[i - 1] = w->order[j];
+        w->order[j] = tmp;
+    }
+    /* pop at now0 + 2^(k/4): each step covers the same share of delays */
+    w->steps = (int64_t *)xmalloc((4 * MIXED_LOG2_MAX + 2) * sizeof *w->steps);
+    w->nsteps = 0;
+    for (k = 0; k <= 4 * MIXED_LOG2_MAX; k++) {
+        int64_t t = w->now0 + (int64_t)exp2((double)k / 4.0);
+        if (w->nsteps == 0 || t > w->steps[w->nsteps - 1])
+            w->steps[w->nsteps++] = t;
+    }
+}
+
+/* ---- the floor: cheapest conceivable intrusive link and unlink --------- */
+
+/* A 24-byte node (a list link plus its expiry, like the wheel's node) linked
+ * at the tail of one of FLOOR_HEADS lists chosen by the expiry's low bits,
+ * and unlinked again: same N and order as the seed protocol's insert and
+ * remove, with no search, no bitmap, no counter. */
+#define FLOOR_HEADS 256
+
+struct floor_node {
+    struct tlist link;
+    int64_t expire;
+};
+
+static void floor_run(size_t n, double *insert, double *remove)
+{
+    struct floor_node *it = (struct floor_node *)bench_items(n * sizeof *it);
+    struct tlist heads[FLOOR_HEADS];
+    size_t i, half = n / 2, busy = 0;
+    double t0;
+
+    for (i = 0; i < FLOOR_HEADS; i++)
+        tlist_init(&heads[i]);
+    t0 = bench_now();
+    for (i = 0; i < n; i++) {
+        it[i].expire = SEED_WHEN(i);
+        tlist_push_back(&heads[it[i].expire & (FLOOR_HEADS - 1)], &it[i].link);
+    }
+    *insert = (bench_now() - t0) / (double)n;
+    t0 = bench_now();
+    for (i = 0; i < half; i++)
+        tlist_remove(&it[i].link);
+    *remove = (bench_now() - t0) / (double)half;
+    for (i = 0; i < FLOOR_HEADS; i++)
+        busy += !tlist_empty(&heads[i]);
+    bench_sink += busy;
+}
+
+/* ---- the kinds ---------------------------------------------------------- */
+
+struct kind {
+    const char *name;
+    size_t node_bytes;
+    void (*seed)(size_t n, struct seed_result *r);
+    void (*random)(const struct random_wl *w, struct wl_result *r);
+    void (*idle)(const struct idle_wl *w, struct wl_result *r);
+    void (*request)(const struct request_wl *w, struct wl_result *r);
+    void (*mixed)(const struct mixed_wl *w, struct wl_result *r);
+};
+
+/* ---- samples, medians ---------------------------------------------------- */
+
+/* One figure (kind, workload, N, op) over the repetitions: its ns per op and
+ * its ratio to the floor insert measured in the same repetition. */
+struct rec {
+    const char *workload, *kind, *op;
+    size_t n, node_bytes;
+    double owned_kb;            /* < 0: not applicable */
+    int count;
+    double ns[MAX_REPS], ratio[MAX_REPS];
+};
+
+static struct rec *recs;
+static size_t nrecs, caprecs;
+static int recording;           /* 0 during the warm-up repetition */
+
+static struct rec *rec_find(const char *workload, const char *kind, size_t n, const char *op)
+{
+    size_t i;
+    for (i = 0; i < nrecs; i++)
+        if (recs[i].n == n && !strcmp(recs[i].workload, workload) &&
+            !strcmp(recs[i].kind, kind) && !strcmp(recs[i].op, op))
+            return &recs[i];
+    return NULL;
+}
+
+static struct rec *rec_get(const char *workload, const char *kind, size_t n, const char *op)
+{
+    struct rec *r = rec_find(workload, kind, n, op);
+    if (r != NULL)
+        return r;
+    if (nrecs == caprecs) {
+        caprecs = caprecs ? 2 * caprecs : 64;
+        recs = (struct rec *)realloc(recs, caprecs * sizeof *recs);
+        if (recs == NULL)
+            bench_fail("out of memory");
+    }
+    memset(&recs[nrecs], 0, sizeof recs[nrecs]);
+    recs[nrecs].workload = workload;
+    recs[nrecs].kind = kind;
+    recs[nrecs].op = op;
+    recs[nrecs].n = n;
+    recs[nrecs].owned_kb = -1;
+    return &recs[nrecs++];
+}
+
+static void record(const char *workload, const char *kind, size_t n, const char *op,
+                   double ns, double floor_insert, size_t node_bytes)
+{
+    struct rec *r;
+    if (!recording)
+        return;
+    r = rec_get(workload, kind, n, op);
+    r->node_bytes = node_bytes;
+    r->ns[r->count] = ns;
+    r->ratio[r->count] = ns / floor_insert;
+    r->count++;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct stats { double median, min, max; };
+
+static struct stats stats_of(const double *v, int count)
+{
+    double s[MAX_REPS];
+    struct stats st;
+    memcpy(s, v, (size_t)count * sizeof *s);
+    qsort(s, (size_t)count, sizeof *s, cmp_double);
+    st.min = s[0];
+    st.max = s[count - 1];
+    st.median = count % 2 ? s[count / 2] : (s[count / 2 - 1] + s[count / 2]) / 2;
+    return st;
+}
+
+/* The cost of one bench_now() pair with nothing between. The mean, not the
+ * median: the clock ticks in steps of several ns, so single differences are
+ * quantised, and what is subtracted from thousands of timed batches should
+ * be the expected cost. Samples above 1 us (preemption) are left out. */
+static double clock_cost(void)
+{
+    double sum = 0;
+    long i, kept = 0;
+    for (i = 0; i < 200000; i++) {
+        double t0 = bench_now(), d = bench_now() - t0;
+        if (d < 1000) {
+            sum += d;
+            kept++;
+        }
+    }
+    return kept ? sum / (double)kept : 0;
+}
+
+/* ---- options; the floor of each repetition ----------------------------------- */
+
+struct config {
+    size_t sizes[MAX_SIZES];
+    int nsizes, reps;
+    size_t wn, conns;
+    uint64_t seed;
+    const char *csv;
+};
+
+/* Floor insert ns per repetition and N; measured on first use in each rep. */
+struct floor_cache { size_t n[2 * MAX_SIZES]; double ins[2 * MAX_SIZES]; int count; };
+
+static double floor_for(struct floor_cache *fc, size_t n)
+{
+    int i;
+    double ins, rem;
+    for (i = 0; i < fc->count; i++)
+        if (fc->n[i] == n)
+            return fc->ins[i];
+    floor_run(n, &ins, &rem);
+    record("seed", "floor", n, "insert", ins, ins, sizeof(struct floor_node));
+    record("seed", "floor", n, "remove", rem, ins, sizeof(struct floor_node));
+    fc->n[fc->count] = n;
+    fc->ins[fc->count] = ins;
+    fc->count++;
+    return ins;
+}
+
+static void record_wl(const char *workload, const struct kind *k, size_t n,
+                      const struct wl_result *r, double floor_insert)
+{
+    int i;
+    for (i = 0; i < r->nops; i++)
+        record(workload, k->name, n, r->op[i], r->ns[i], floor_insert, k->node_bytes);
+}
+
+/* ---- report -------------------------------------------------------------- */
+
+static void cpu_model(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    snprintf(buf, len, "unknown");
+    if (f == NULL)
+        return;
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *colon = strchr(line, ':');
+        if (colon != NULL && !strncmp(line, "model name", 10)) {
+            size_t l;
+            colon++;
+            while (*colon == ' ' || *colon == '\t')
+                colon++;
+            l = strcspn(colon, "\n");
+            snprintf(buf, len, "%.*s", (int)l, colon);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static const char *compiler(void)
+{
+#if defined(__clang__)
+    return "clang " __clang_version__;
+#elif defined(__GNUC__)
+    return "gcc " __VERSION__;
+#else
+    return "unknown compiler";
+#endif
+}
+
+static void write_csv(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    size_t i;
+    if (f == NULL)
+        bench_fail("cannot write %s", path);
+    fprintf(f, "workload,kind,n,op,median_ns,min_ns,max_ns,ratio_to_floor_insert,reps,node_bytes,container_kb\n");
+    for (i = 0; i < nrecs; i++) {
+        struct stats ns = stats_of(recs[i].ns, recs[i].count);
+        struct stats ratio = stats_of(recs[i].ratio, recs[i].count);
+        fprintf(f, "%s,%s,%zu,%s,%.2f,%.2f,%.2f,%.4f,%d,%zu,", recs[i].workload, recs[i].kind,
+                recs[i].n, recs[i].op, ns.median, ns.min, ns.max, ratio.median, recs[i].count,
+                recs[i].node_bytes);
+        if (recs[i].owned_kb >= 0)
+            fprintf(f, "%.2f", recs[i].owned_kb);
+        fprintf(f, "\n");
+    }
+    if (fclose(f) != 0)
+        bench_fail("error writing %s", path);
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+/* "10000", "1e6", "10k", "10M" */
+static size_t parse_count(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (*end == 'k' || *end == 'K')
+        v *= 1e3, end++;
+    else if (*end == 'm' || *end == 'M')
+        v *= 1e6, end++;
+    if (end == s || (*end != '\0' && *end != ',' && *end != ' ') || v < 2 || v > 4e9)
+        bench_fail("bad count '%s' (use e.g. 10000, 1e6, 10k, 10M; at least 2)", s);
+    return (size_t)v;
+}
+
+static void parse_sizes(struct config *cfg, const char *s)
+{
+    cfg->nsizes = 0;
+    while (*s) {
+        while (*s == ',' || *s == ' ')
+            s++;
+        if (!*s)
+            break;
+        if (cfg->nsizes == MAX_SIZES)
+            bench_fail("at most %d sizes", MAX_SIZES);
+        cfg->sizes[cfg->nsizes++] = parse_count(s);
+        s += strcspn(s, ", ");
+    }
+    if (cfg->nsizes == 0)
+        bench_fail("no sizes given");
+}
+
+#endif /* BENCH_COMMON_H */
