@@ -6,7 +6,8 @@
  * and then updates the model. th_verify compares everything observable:
  * size, empty, min_time, every item's state and expiry, the result list, and
  * the container's own check(). Failures print the kind, the test, and for the
- * randomised tests the seed, step and operation to replay.
+ * randomised tests the seed, step and operation to replay. Built with
+ * -DTH_ABORT_ON_FAIL (the libFuzzer targets), the first failure aborts.
  *
  * Everything here is static inline: each program uses only part of it, and
  * unused static inline functions do not warn.
@@ -46,6 +47,7 @@ TK_DEFINE(titem, node2)
 static struct {
     const char *test; /* the test case running */
     bool random;      /* a randomised test: print seed/episode/step */
+    bool input;       /* a fuzz input: print the step (its operation number) */
     bool stop;        /* exit at the first failure (later ones are echoes) */
     uint64_t seed;
     long episode, step;
@@ -63,6 +65,8 @@ static inline void th_print_where(void)
     printf("FAIL %s %s", TK_KIND, th_ctx.test ? th_ctx.test : "");
     if (th_ctx.random)
         printf(" seed=%" PRIu64 " episode=%ld step=%ld", th_ctx.seed, th_ctx.episode, th_ctx.step);
+    else if (th_ctx.input)
+        printf(" step=%ld", th_ctx.step);
     if (th_ctx.op)
         printf(" op=%s", th_ctx.op);
     if (th_ctx.op && th_ctx.op_item >= 0)
@@ -85,6 +89,9 @@ static inline void th_fail(int line, const char *fmt, ...)
     putchar('\n');
     fflush(stdout);
     th_failures++;
+#if defined(TH_ABORT_ON_FAIL)
+    abort(); /* a crash, which libFuzzer records with the input that caused it */
+#endif
     if (th_ctx.stop || th_failures >= 50)
         exit(1);
 }
@@ -496,10 +503,40 @@ static inline long th_drain_one(struct th *h)
     return id;
 }
 
+/* th_drain_one until the list is empty, with the same checks, in O(n log n)
+ * for the whole list instead of O(n) per item. */
 static inline void th_drain_all(struct th *h)
 {
-    while (th_drain_one(h) >= 0)
-        ;
+    size_t i, nd = 0;
+    struct tlist *link;
+
+    for (i = 0; i < h->n; i++) {
+        if (h->m[i].state == TH_DUE) {
+            h->keys[nd].expire = 0;
+            h->keys[nd].seq = h->m[i].dseq;
+            h->keys[nd].id = i;
+            nd++;
+        }
+    }
+    qsort(h->keys, nd, sizeof *h->keys, th_key_cmp);
+    th_note("drain", -1);
+    for (i = 0; i < nd; i++) {
+        long id;
+        link = tlist_pop_front(&h->out);
+        if (link == NULL) {
+            th_fail(__LINE__, "the result list ended after %zu items, but item %zu is still due", i, h->keys[i].id);
+            return;
+        }
+        id = th_id_of(h, link, __LINE__);
+        if (id < 0)
+            return;
+        TH_EXPECT((size_t)id == h->keys[i].id, "the result list's front is item %ld (%s), want item %zu", id,
+                  th_state_name[h->m[id].state], h->keys[i].id);
+        h->m[id].state = TH_IDLE;
+        TH_EXPECT(!tc_pending(h->item[id]), "item %ld is pending after leaving the result list", id);
+    }
+    link = tlist_pop_front(&h->out);
+    TH_EXPECT(link == NULL, "the result list holds more than the due items");
 }
 
 static inline void th_clear(struct th *h)

@@ -5,15 +5,21 @@
 # exit 0). Its output goes to build/log/NAME.log and is printed when it fails.
 # The last line is "N passed, M failed", and the exit status is non-zero if
 # anything failed. Tests that need clang are skipped (a SKIP line, counted
-# neither way) only when clang is not installed.
+# neither way) only when clang is not installed (libFuzzer: or cannot link a
+# fuzz target), the -m32 ones only when gcc -m32 cannot build a trivial
+# program, the valgrind ones only when valgrind is missing; .ci/packages
+# installs all three. Each test's wall time goes to build/log/times.txt.
 #
-# Environment (the Makefile sets it): CC; SEED (empty: each fuzz run draws a
-# fresh seed and prints it); STEPS, the fuzz steps per kind in plain builds;
-# SAN_STEPS, the same under the sanitizers (a few times slower).
+# Environment (the Makefile sets it): CC; SEED (empty: each fuzz or soak run
+# draws a fresh seed and prints it); STEPS, the fuzz steps per kind in plain
+# builds; SAN_STEPS, the same under the sanitizers (a few times slower);
+# PORT_STEPS, the same in the portability builds (-m32, -O3 -march=native,
+# -O0, no builtins); FUZZ_TEST_SECONDS, how long each libFuzzer target runs.
 
 set -u
 cd "$(dirname "$0")" || exit 1
-: "${CC:=cc}" "${SEED:=}" "${STEPS:=4000000}" "${SAN_STEPS:=1000000}"
+: "${CC:=cc}" "${SEED:=}" "${STEPS:=4000000}" "${SAN_STEPS:=1000000}" "${PORT_STEPS:=1000000}"
+: "${FUZZ_TEST_SECONDS:=5}"
 
 B=build
 L=$B/log
@@ -31,7 +37,11 @@ failed=0
 t() {
     t_name=$1
     shift
-    if "$@" >"$L/$t_name.log" 2>&1; then
+    t_start=$(date +%s.%N)
+    "$@" >"$L/$t_name.log" 2>&1
+    t_status=$?
+    echo "$(date +%s.%N) $t_start $t_name" | awk '{ printf "%7.2f s  %s\n", $1 - $2, $3 }' >>"$L/times.txt"
+    if [ "$t_status" -eq 0 ]; then
         passed=$((passed + 1))
         echo "PASS $t_name"
     else
@@ -65,16 +75,34 @@ self_contained() {
     done
 }
 
+# bg COMMAND...: start a build in the background (the machine has 2 cores
+# or more); bg_wait: wait for all of them, non-zero if any failed.
+bg_pids=
+bg() {
+    "$@" &
+    bg_pids="$bg_pids $!"
+}
+bg_wait() {
+    bg_status=0
+    for bg_pid in $bg_pids; do
+        wait "$bg_pid" || bg_status=1
+    done
+    bg_pids=
+    return "$bg_status"
+}
+
 # Every C source of the suite, with one compiler (objects are thrown away).
 strict_all() {
-    for f in headers.c two_tu_a.c two_tu_b.c; do
-        $1 $C99 -O2 -c -o /dev/null $f || return 1
+    for f in headers.c two_tu_a.c two_tu_b.c bitmap_test.c; do
+        bg $1 $C99 -O2 -c -o /dev/null $f
     done
     for k in $KINDS; do
-        for p in conform fuzz; do
-            $1 $C99 -O2 -DTK_$(upper $k) -c -o /dev/null $p.c || return 1
+        for p in conform fuzz edge soak; do
+            bg $1 $C99 -O2 -DTK_$(upper $k) -c -o /dev/null $p.c
         done
+        bg $1 $C99 -O2 -DTK_$(upper $k) -DFZ_STANDALONE -c -o /dev/null fuzz/target.c
     done
+    bg_wait
 }
 
 # headers.c instantiates every DEFINE form and calls nothing.
@@ -97,17 +125,18 @@ cxx() {
         $1 $CXX11 -O2 -x c++ -o "$B/two_tu_$1" two_tu_a.c two_tu_b.c && "$B/two_tu_$1"
 }
 
-# build_suite CONFIG COMPILER FLAGS...: conform and fuzz for every kind.
+# build_suite CONFIG COMPILER FLAGS...: conform, fuzz and edge for every kind.
 build_suite() {
     b_dir=$B/$1
     b_cc=$2
     shift 2
     mkdir -p "$b_dir" || return 1
     for k in $KINDS; do
-        for p in conform fuzz; do
-            $b_cc "$@" -DTK_$(upper $k) -o "$b_dir/${p}_$k" $p.c || return 1
+        for p in conform fuzz edge; do
+            bg $b_cc "$@" -DTK_$(upper $k) -o "$b_dir/${p}_$k" $p.c
         done
     done
+    bg_wait
 }
 
 # suite CONFIG COMPILER STEPS FLAGS...: build it, then run every program.
@@ -120,10 +149,48 @@ suite() {
     for k in $KINDS; do
         t "$s_cfg.conform.$k" "$B/$s_cfg/conform_$k"
         t "$s_cfg.fuzz.$k" "$B/$s_cfg/fuzz_$k" "$SEED" "$s_steps"
+        t "$s_cfg.edge.$k" "$B/$s_cfg/edge_$k"
     done
 }
 
-echo "test: CC=$CC; fuzz seed ${SEED:-fresh per run (printed in each log)}; $STEPS steps, $SAN_STEPS under sanitizers"
+# A trivial program built and run with -m32: can this machine do 32-bit?
+m32_works() {
+    mkdir -p "$B" &&
+        printf 'int main(void) { return sizeof(void *) != 4; }\n' | gcc -m32 -x c -o "$B/m32_probe" - >/dev/null 2>&1 &&
+        "$B/m32_probe"
+}
+
+# bitmap NAME FLAGS...: the bit scans against naive loops, built with FLAGS.
+bitmap_unit() {
+    bu_name=$1
+    shift
+    $CC $C99 -O2 "$@" -o "$B/bitmap_$bu_name" bitmap_test.c && "$B/bitmap_$bu_name"
+}
+
+# The fuzz target's standalone replay (any compiler) over the seed corpus.
+build_replay() {
+    mkdir -p "$B/replay" || return 1
+    for k in $KINDS; do
+        bg $CC $C99 -O1 -g $SAN -DFZ_STANDALONE -DTK_$(upper $k) -o "$B/replay/replay_$k" fuzz/target.c
+        bg $CC $C99 -O2 -g -DFZ_STANDALONE -DTK_$(upper $k) -o "$B/replay/replay_plain_$k" fuzz/target.c
+    done
+    bg_wait
+}
+
+build_soak() {
+    mkdir -p "$B/soak" || return 1
+    for k in $KINDS; do
+        bg $CC $C99 -O2 -g -DTK_$(upper $k) -o "$B/soak/soak_$k" soak.c
+    done
+    bg_wait
+}
+
+# valgrind memcheck: any error or leak fails the test.
+vg() {
+    valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all --show-leak-kinds=all "$@"
+}
+
+echo "test: CC=$CC; fuzz seed ${SEED:-fresh per run (printed in each log)}; $STEPS steps, $SAN_STEPS under sanitizers, $PORT_STEPS in portability builds; libFuzzer ${FUZZ_TEST_SECONDS} s per kind"
 
 # Build checks.
 t c99.gcc.self-contained self_contained gcc
@@ -158,6 +225,58 @@ if have clang; then
     suite asan.clang clang "$SAN_STEPS" $C99 -O1 -g $SAN
 else
     skip "asan.clang.*" "clang not installed"
+fi
+
+# Portability: a 32-bit build, the most and the least optimised builds, and
+# the bit scans' plain C fallback, each running the whole suite.
+if m32_works; then
+    suite m32 gcc "$PORT_STEPS" $C99 -O2 -g -m32
+    t bitmap.m32.builtins bitmap_unit m32_builtins -m32
+    t bitmap.m32.no-builtins bitmap_unit m32_no_builtins -m32 -DTBITMAP_NO_BUILTINS
+else
+    skip "m32.*" "gcc -m32 cannot build a trivial program here (Debian: gcc-multilib, listed in .ci/packages)"
+fi
+suite o3-native "$CC" "$PORT_STEPS" $C99 -O3 -march=native
+suite o0 "$CC" "$PORT_STEPS" $C99 -O0 -g
+suite no-builtins "$CC" "$PORT_STEPS" $C99 -O2 -g -DTBITMAP_NO_BUILTINS
+# The heap's arity is a user option (default 8): the binary heap too.
+KINDS=heap
+suite heap-arity2 "$CC" "$PORT_STEPS" $C99 -O2 -g -DTIMER_HEAP_ARITY=2
+KINDS="set heap wheel"
+t bitmap.builtins bitmap_unit builtins
+t bitmap.no-builtins bitmap_unit no_builtins -DTBITMAP_NO_BUILTINS
+
+# The fuzz targets: the committed seed corpus replayed by the standalone
+# build (ASan + UBSan, and under valgrind), then libFuzzer for a few seconds
+# per kind (make fuzz runs it for FUZZ_SECONDS).
+t fuzz-replay.build build_replay
+for k in $KINDS; do
+    t fuzz-replay.seeds.$k "$B/replay/replay_$k" fuzz/corpus/$k
+done
+if have clang && sh fuzz/fuzz.sh probe; then
+    t libfuzzer.build sh fuzz/fuzz.sh build
+    for k in $KINDS; do
+        rm -rf "$B/fuzz-test-corpus-$k"
+        t libfuzzer.$k sh fuzz/fuzz.sh run $k "$FUZZ_TEST_SECONDS" "$B/fuzz-test-corpus-$k"
+        grep '^fuzz .*execs' "$L/libfuzzer.$k.log" | sed 's/^/    /'
+    done
+else
+    skip "libfuzzer.*" "clang cannot build a libFuzzer target (Debian: clang, libclang-rt-14-dev; see build/fuzz/probe.log)"
+fi
+
+# The soak, short (make soak runs 10 million timers per round), and smaller
+# still under valgrind memcheck, with the seed corpus replayed there too.
+t soak.build build_soak
+for k in $KINDS; do
+    t soak.short.$k "$B/soak/soak_$k" "$SEED" 1000000 100000 0
+done
+if have valgrind; then
+    for k in $KINDS; do
+        t valgrind.soak.$k vg "$B/soak/soak_$k" "$SEED" 300000 30000 0
+        t valgrind.fuzz-seeds.$k vg "$B/replay/replay_plain_$k" fuzz/corpus/$k
+    done
+else
+    skip "valgrind.*" "valgrind not installed (Debian: valgrind, listed in .ci/packages)"
 fi
 
 # The README's example compiles as pasted and prints the output shown there.
