@@ -146,21 +146,6 @@ TIMER_INLINE_ void timer_set_rotate_(struct timer_set *s, struct timer_set_node 
     timer_set_replace_child_(s, p, x, y);
 }
 
-/* In-order neighbour of n on side d (d = 1: next, d = 0: previous). */
-TIMER_INLINE_ struct timer_set_node *timer_set_step_(struct timer_set_node *n, int d)
-{
-    struct timer_set_node *p;
-    if (n->u.child[d]) {
-        n = n->u.child[d];
-        while (n->u.child[!d])
-            n = n->u.child[!d];
-        return n;
-    }
-    while ((p = timer_set_parent_(n)) != NULL && p->u.child[d] == n)
-        n = p;
-    return p;
-}
-
 /* Restore the red-black rules after linking the red leaf n. */
 TIMER_INLINE_ void timer_set_insert_fixup_(struct timer_set *s, struct timer_set_node *n)
 {
@@ -293,8 +278,11 @@ TIMER_INLINE_ void timer_set_erase_(struct timer_set *s, struct timer_set_node *
         timer_set_erase_first_(s, z);
         return;
     }
-    if (z == s->last)
-        s->last = timer_set_step_(z, 0);
+    if (z == s->last) {
+        /* The mirror image of the earliest: no later child, and an earlier
+         * one is a red leaf; so its predecessor is that leaf or its parent. */
+        s->last = z->u.child[0] ? z->u.child[0] : timer_set_parent_(z);
+    }
     if (z->u.child[0] && z->u.child[1]) {
         /* Two children: the successor y (no earlier child) takes z's place
          * and colour; the fix-up starts where y was. */
