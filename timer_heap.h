@@ -44,7 +44,7 @@
  * without touching the nodes (libev and Go cache the key for the same
  * reason); each node stores its array position for remove by handle. Eight
  * children per node cut the depth of a binary heap to a third; their keys
- * fill two adjacent cache lines. Fewer levels matter most because every
+ * are adjacent (128 bytes, two or three cache lines). Fewer levels matter most because every
  * level an entry moves writes its node's new position into the caller's
  * item, a likely cache miss. (Measured at 1M timers, seed protocol: remove
  * 50 ns with 8 children, 68 with 4, 108 with 2.) The array doubles when full and halves when a
@@ -54,7 +54,7 @@
  * non-decreasing expiry order (not FIFO among equal expiries: use
  * timer_set.h for that). insert, remove, reschedule O(log n); pop
  * O(log n) per item; min_time O(1). Memory: 16 bytes per array entry on
- * 64-bit targets, between n and 4n entries.
+ * 64-bit targets, at most max(64, 4n) entries.
  *
  * Misuse that is not detected: an item freed while pending (remove it
  * first); remove() or reschedule() with a heap other than the one holding
@@ -63,6 +63,7 @@
 #ifndef TIMER_HEAP_H
 #define TIMER_HEAP_H
 
+#include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -82,10 +83,16 @@
 #ifndef TIMER_HEAP_ARITY
 #define TIMER_HEAP_ARITY 8
 #endif
+#if TIMER_HEAP_ARITY < 2
+#error "timer_heap.h: TIMER_HEAP_ARITY must be at least 2"
+#endif
 #define TIMER_HEAP_MIN_CAP 64
 
 /* Idle: link.next is NULL (a zeroed node, or what tlist_pop_front leaves).
  * Pending: `pos` (array index + 1, never 0) overlays the link, expire >= 0.
+ * (The state test reads the overlaid pointer: union type punning, defined
+ * in C and by gcc and clang in C++ too, with size_t and pointers of one
+ * size and NULL all zero bits, as on every target the tests run on.)
  * Due: in a result list, and expire holds ~expiry (negative). */
 struct timer_heap_node {
     union {
@@ -105,8 +112,6 @@ struct timer_heap {
     size_t count, cap;
     int64_t now;
 };
-
-#define timer_heap_node_of_(l) tlist_entry(l, struct timer_heap_node, u.link)
 
 TIMER_INLINE_ bool timer_heap_node_pending(const struct timer_heap_node *n)
 {
@@ -197,11 +202,16 @@ TIMER_INLINE_ int timer_heap_reserve_(struct timer_heap *h)
     return timer_heap_resize_(h, h->cap ? h->cap * 2 : TIMER_HEAP_MIN_CAP) ? 0 : -ENOMEM;
 }
 
-/* Give memory back after a large burst has drained. */
+/* Give memory back after a large burst has drained: halve the capacity
+ * until the array is more than a quarter full, in one realloc, so that one
+ * pop that empties a big heap frees its array at once. */
 TIMER_INLINE_ void timer_heap_shrink_(struct timer_heap *h)
 {
-    if (h->cap > TIMER_HEAP_MIN_CAP && h->count < h->cap / 4)
-        (void)timer_heap_resize_(h, h->cap / 2);
+    size_t cap = h->cap;
+    while (cap > TIMER_HEAP_MIN_CAP && h->count < cap / 4)
+        cap /= 2;
+    if (cap != h->cap)
+        (void)timer_heap_resize_(h, cap);
 }
 
 /* Take the entry at i out of the array; the node's own state is the caller's. */

@@ -685,6 +685,32 @@ static void test_heap_nomem(void)
     tk_fail_all(false);
     th_fini(&h); /* checks that destroy freed every block */
 }
+
+/* The documented bound: the array holds at most max(64, 4n) entries after
+ * any pop or remove, even when one pop empties a big heap. */
+static void test_heap_memory_bound(void)
+{
+    const size_t n = 5000;
+    size_t i;
+    struct th h;
+
+    th_init(&h, n, 0);
+    for (i = 0; i < n; i++)
+        TH_EQ(th_insert(&h, i, (int64_t)i), 0);
+    TH_EXPECT(h.c.heap.cap >= n && h.c.heap.cap <= 2 * n, "capacity after the inserts");
+    TH_EQ(th_pop(&h, INT64_MAX), n);            /* one pop empties it ... */
+    TH_EQ(h.c.heap.cap, (size_t)TIMER_HEAP_MIN_CAP); /* ... and gives the array back */
+    th_drain_all(&h);
+    for (i = 0; i < n; i++)
+        TH_EQ(th_insert(&h, i, (int64_t)i), 0);
+    for (i = 0; i < n; i++) {                   /* removals one by one */
+        th_remove(&h, i);
+        TH_EXPECT(h.c.heap.cap <= 4 * (n - i - 1) || h.c.heap.cap == TIMER_HEAP_MIN_CAP,
+                  "capacity above max(64, 4n) after a remove");
+    }
+    th_verify(&h);
+    th_fini(&h);
+}
 #endif
 
 static const struct {
@@ -713,6 +739,7 @@ static const struct {
     { "bulk", test_bulk },
 #if defined(TK_HEAP)
     { "heap_nomem", test_heap_nomem },
+    { "heap_memory_bound", test_heap_memory_bound },
 #endif
 };
 
