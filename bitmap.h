@@ -33,9 +33,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(_MSC_VER) && !defined(TBITMAP_NO_BUILTINS) && (defined(_M_X64) || defined(_M_ARM64))
+/* Pick the bit-scan path: gcc/clang builtins, 64-bit MSVC intrinsics, or
+ * plain C for every other compiler (and on request). */
+#if !defined(TBITMAP_NO_BUILTINS)
+#if defined(__GNUC__) || defined(__clang__)
+#define TBITMAP_GNU_
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_ARM64))
 #include <intrin.h>
 #define TBITMAP_MSVC_
+#endif
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -49,7 +55,7 @@
 TBITMAP_INLINE_ unsigned tbitmap_lowest(uint64_t x)
 {
     assert(x != 0);
-#if defined(TBITMAP_NO_BUILTINS)
+#if !defined(TBITMAP_GNU_) && !defined(TBITMAP_MSVC_)
     {
         /* Isolate the lowest bit; a de Bruijn multiply puts a unique 6-bit
          * pattern in the top bits for each of the 64 possible positions. */
@@ -74,7 +80,7 @@ TBITMAP_INLINE_ unsigned tbitmap_lowest(uint64_t x)
 TBITMAP_INLINE_ unsigned tbitmap_highest(uint64_t x)
 {
     assert(x != 0);
-#if defined(TBITMAP_NO_BUILTINS)
+#if !defined(TBITMAP_GNU_) && !defined(TBITMAP_MSVC_)
     {
         /* Binary search on halves: six steps, no table. */
         unsigned n = 0;

@@ -4,8 +4,8 @@
  * is empty when it points at itself; a link that is in no list has both
  * pointers NULL, so a zeroed link is "unlinked" without an init call. The
  * timer containers (timer_set.h, timer_heap.h, timer_wheel.h) hand out due
- * items linked into a caller's list, and an item whose link is unlinked is
- * idle again.
+ * items linked into a caller's list, and an item taken off that list (by
+ * tlist_pop_front or tlist_remove) is idle again.
  *
  *     struct tlist out;
  *     struct tlist *link;

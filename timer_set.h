@@ -52,6 +52,7 @@
 #ifndef TIMER_SET_H
 #define TIMER_SET_H
 
+#include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -81,8 +82,6 @@ struct timer_set {
 #define TIMER_SET_BLACK_ ((uintptr_t)1)
 #define TIMER_SET_IN_TREE_ ((uintptr_t)2)
 #define TIMER_SET_FLAGS_ ((uintptr_t)3)
-
-#define timer_set_node_of_(l) tlist_entry(l, struct timer_set_node, u.link)
 
 TIMER_INLINE_ struct timer_set_node *timer_set_parent_(const struct timer_set_node *n)
 {

@@ -50,9 +50,9 @@
  * every pop with now >= their expiry drains.
  *
  * Guarantees and costs:
- * - insert, remove, reschedule O(1) (an insert at or before the clock is
- *   placed in the sorted overdue list from its end: O(1) when such inserts
- *   come in expiry order, O(overdue items) at worst);
+ * - insert, remove, reschedule O(1) (an insert at or before the clock goes
+ *   into the sorted overdue list: O(1) at either end, so for runs in
+ *   increasing or decreasing order; O(overdue items) at worst);
  * - pop(now) appends exactly the items with expire <= now; O(1) per item
  *   plus O(11) words of bitmap; a pop with now behind the clock only looks at
  *   the overdue list, and costs O(items it pops);
@@ -78,6 +78,7 @@
 #ifndef TIMER_WHEEL_H
 #define TIMER_WHEEL_H
 
+#include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -152,14 +153,19 @@ TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct tim
     tlist_push_back(head, &n->link);
 }
 
-/* Overdue items are kept sorted (FIFO among equal expiries), searched from
- * the end: such inserts usually come in time order. */
+/* Overdue items are kept sorted (FIFO among equal expiries). Inserts at
+ * either end are O(1), so runs in increasing or decreasing order are cheap;
+ * others search from the end. */
 TIMER_INLINE_ void timer_wheel_link_overdue_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos;
     if (!tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
         tbitmap_set(w->occupied, TIMER_WHEEL_OVERDUE);
         tlist_init(head);
+    }
+    if (head->next != head && n->expire < timer_wheel_node_of_(head->next)->expire) {
+        tlist_push_front(head, &n->link);
+        return;
     }
     for (pos = head->prev; pos != head; pos = pos->prev)
         if (timer_wheel_node_of_(pos)->expire <= n->expire)
@@ -201,9 +207,10 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
     n->link.prev = NULL;
     if (n->expire >= 0) {
         w->count--;
-        /* Only a head is its own neighbour's neighbour: the slot is empty. */
+        /* After the unlink, prev == next only when the head is the one
+         * node left: the slot is empty. */
         if (prev == next) {
-            assert(prev >= w->slot && prev < w->slot + TIMER_WHEEL_NSLOTS &&
+            assert((uintptr_t)prev - (uintptr_t)w->slot < sizeof w->slot &&
                    "timer_wheel_remove: item belongs to another wheel");
             tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
         }
