@@ -547,4 +547,42 @@ static void parse_sizes(struct config *cfg, const char *s)
         bench_fail("no sizes given");
 }
 
+/* The options both programs take: --sizes --reps --wn --conns --seed --csv,
+ * over the defaults given; anything else calls usage(), which exits. */
+static void parse_args(struct config *cfg, int argc, char **argv, const char *sizes,
+                       const char *csv, void (*usage)(void))
+{
+    int i;
+    memset(cfg, 0, sizeof *cfg);
+    parse_sizes(cfg, sizes);
+    cfg->reps = 5;
+    cfg->wn = 1000000;
+    cfg->conns = 100000;
+    cfg->seed = 1;
+    cfg->csv = csv;
+    for (i = 1; i < argc; i += 2) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v == NULL)
+            usage();
+        if (!strcmp(a, "--sizes"))
+            parse_sizes(cfg, v);
+        else if (!strcmp(a, "--reps"))
+            cfg->reps = atoi(v);
+        else if (!strcmp(a, "--wn"))
+            cfg->wn = parse_count(v);
+        else if (!strcmp(a, "--conns"))
+            cfg->conns = parse_count(v);
+        else if (!strcmp(a, "--seed"))
+            cfg->seed = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--csv"))
+            cfg->csv = v;
+        else
+            usage();
+    }
+    if (cfg->reps < 1 || cfg->reps > MAX_REPS)
+        bench_fail("--reps must be 1..%d", MAX_REPS);
+    if (cfg->wn > UINT32_MAX || cfg->conns > UINT32_MAX)
+        bench_fail("--wn and --conns must fit in 32 bits");
+}
+
 #endif /* BENCH_COMMON_H */
