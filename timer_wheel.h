@@ -323,7 +323,6 @@ TIMER_INLINE_ size_t timer_wheel_refile_(struct timer_wheel *w, size_t i, struct
 TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
     size_t k = 0, i, end;
-    unsigned level;
     if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
         if (now >= w->now)
             k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);
@@ -331,11 +330,9 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
             k += timer_wheel_pop_overdue_(w, now, out);
     }
     if (now > w->now) {
-        /* Everything below now's slot at the highest level where now and
-         * the clock differ is due; that slot itself gets re-filed. */
-        level = tbitmap_highest((uint64_t)now ^ (uint64_t)w->now) / TIMER_WHEEL_BITS;
-        end = level * TIMER_WHEEL_SLOTS +
-              (size_t)(((uint64_t)now >> (level * TIMER_WHEEL_BITS)) & (TIMER_WHEEL_SLOTS - 1));
+        /* now's own slot, at the highest level where now and the clock
+         * differ: everything below it is due, and it gets re-filed. */
+        end = timer_wheel_slot_(w->now, now);
         i = 0;
         while ((i = tbitmap_find_first(w->occupied, i, end)) < end)
             k += timer_wheel_take_slot_(w, i, out);
