@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bitmap.h - fixed-size bitmaps of uint64_t words with find-first-set over a range.
  *
  * The caller owns the storage: `uint64_t bits[TBITMAP_WORDS(704)];`, zeroed
@@ -32,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "list.h" /* only for the version macros, which every header carries */
 
 /* Pick the bit-scan path: gcc/clang builtins, 64-bit MSVC intrinsics, or
  * plain C for every other compiler (and on request). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* list.h - intrusive circular doubly linked list; carries the results of a timer pop.
  *
  * A `struct tlist` is both a list head and a link embedded in an item. A head
@@ -51,6 +52,12 @@
 #else
 #define TIMER_INLINE_ static inline
 #endif
+
+/* The library's version, from every header (each includes this one). */
+#define TIMER_VERSION_MAJOR 2
+#define TIMER_VERSION_MINOR 0
+#define TIMER_VERSION_PATCH 0
+#define TIMER_VERSION "2.0.0"
 
 /* The "no expiry" time: what min_time returns for an empty container. */
 #define TIMER_NEVER INT64_MAX

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timer_heap.h - indexed 8-ary min-heap of timers: O(log n) insert and remove
  * by handle, O(1) min_time, pops in expiry order.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timer_set.h - ordered set of timers: an intrusive red-black tree with the
  * earliest and latest items cached. O(log n) insert and remove, O(1)
  * min_time, pops in expiry order, FIFO among equal expiries, no allocation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timer_wheel.h - hierarchical timing wheel over int64 time: O(1) insert and
  * remove, pop that visits only occupied slots, no allocation.
  *
