@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* list.h - intrusive circular doubly linked list; carries the results of a timer pop.
  *
- * A `struct tlist` is both a list head and a link embedded in an item. A head
- * is empty when it points at itself; a link that is in no list has both
- * pointers NULL, so a zeroed link is "unlinked" without an init call. The
- * timer containers (timer_set.h, timer_heap.h, timer_wheel.h) hand out due
- * items linked into a caller's list, and an item taken off that list (by
+ * A `struct tlist` is both a list head and a link embedded in an item. A link
+ * that is in no list has both pointers NULL, and a head whose bytes are all
+ * zero is an empty list, exactly like one after tlist_init: so neither needs
+ * an init call (`struct tlist out = {0};`, static, calloc, memset). The timer
+ * containers (timer_set.h, timer_heap.h, timer_wheel.h) hand out due items
+ * linked into a caller's list, and an item taken off that list (by
  * tlist_pop_front or tlist_remove) is idle again.
  *
- *     struct tlist out;
+ *     struct tlist out = {0};                    // or tlist_init(&out)
  *     struct tlist *link;
- *     tlist_init(&out);
  *     conn_wheel_pop(&wheel, now, &out);
  *     while ((link = tlist_pop_front(&out)) != NULL) {
  *         conn *c = conn_wheel_entry(link);      // idle again: may be re-inserted or freed
  *         ...
  *     }
  *
- * API (all static inline, O(1) unless said):
+ * API (all static inline, O(1) unless said; every head may be zeroed or inited):
  *   void          tlist_init(struct tlist *head);              make head an empty list
  *   bool          tlist_empty(const struct tlist *head);
  *   size_t        tlist_size(const struct tlist *head);        O(n)
@@ -35,14 +35,29 @@
  * Pushing a link that is already in a list corrupts both lists (assert in
  * debug builds). Removing an unlinked link is a no-op.
  *
- * This header also holds the two names every timer header shares:
- * TIMER_NEVER (the "no expiry" time) and TIMER_INLINE_ (the linkage of all
- * generated functions: static inline, and unused-safe on gcc and clang).
+ * What every timer header shares lives here too:
+ *   TIMER_NEVER                 INT64_MAX: "no expiry"; see the container headers
+ *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("2.0.0")
+ *   TIMER_TYPES_ONLY            defined before including any timer header: only
+ *                               the types (nodes, containers, struct tlist) and
+ *                               the TIMER_*_DEFINE_TYPE macros, no function, so a
+ *                               public header can embed nodes and containers;
+ *                               #undef it afterwards (see README, "Types in a
+ *                               public header")
+ *   TIMER_DEBUG                 defined before including: every generated call
+ *                               that changes a container runs its check() after,
+ *                               and remove/reschedule first verify that the item
+ *                               is not pending in another container; either
+ *                               failure prints "timer_containers: NAME_fn: why"
+ *                               to stderr and aborts
+ *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
+ *                               each container core provides for them
  */
-#ifndef TIMER_LIST_H
-#define TIMER_LIST_H
 
-#include <assert.h>
+/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
+#ifndef TIMER_LIST_TYPES_H
+#define TIMER_LIST_TYPES_H
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,50 +74,44 @@
 #define TIMER_VERSION_PATCH 0
 #define TIMER_VERSION "2.0.0"
 
-/* The "no expiry" time: what min_time returns for an empty container. */
+/* The "no expiry" time: what min_time and next_expiry return for an empty
+ * container, and also a valid expiry (an item there pops only at
+ * pop(TIMER_NEVER)): test empty() to tell the two apart. */
 #define TIMER_NEVER INT64_MAX
 
 struct tlist {
     struct tlist *next, *prev;
 };
 
-/* The typed wrappers that TIMER_SET/HEAP/WHEEL_DEFINE_NAMED generate for a
- * container `name` of items `type` holding their node in `member`: each
- * forwards to the untyped implementation `core` (timer_set, timer_heap,
- * timer_wheel), stored in the container as `field`. Every node type starts
- * with its result-list link, so the link's item is the node's item. The
- * parameters end in _ so that they cannot capture a user's names. */
-#define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
-    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_) { core##_init(&timer_c_->field, timer_now_); } \
-    TIMER_INLINE_ void name##_clear(name *timer_c_) { core##_clear(&timer_c_->field); }                               \
-    TIMER_INLINE_ void name##_destroy(name *timer_c_) { core##_destroy(&timer_c_->field); }                           \
-    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
-    { return core##_insert(&timer_c_->field, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }             \
-    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
-    { return core##_reschedule(&timer_c_->field, timer_expire_, timer_item_ ? &timer_item_->member : NULL); }         \
-    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
-    { return core##_remove(&timer_c_->field, timer_item_ ? &timer_item_->member : NULL); }                            \
-    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
-    { return core##_pop(&timer_c_->field, timer_now_, timer_out_); }                                                  \
-    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(&timer_c_->field); }         \
-    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->field.count; }                          \
-    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->field.count == 0; }                      \
-    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                        \
-    { return core##_node_pending(timer_item_ ? &timer_item_->member : NULL); }                                        \
-    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                      \
-    { return core##_node_expire(timer_item_ ? &timer_item_->member : NULL); }                                         \
-    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
-    { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
-    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(&timer_c_->field); }
+#endif /* TIMER_LIST_TYPES_H */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_LIST_H)
+#define TIMER_LIST_H
+
+#include <assert.h>
 
 #define tlist_entry(link, type, member) \
     ((type *)(void *)((char *)(link) - offsetof(type, member)))
 
+/* The first link of a list, or the head itself when the list is empty
+ * (zeroed or inited). */
+TIMER_INLINE_ struct tlist *tlist_first_(struct tlist *head)
+{
+    return head->next != NULL ? head->next : head;
+}
+
+/* The last link, or the head itself when the list is empty. */
+TIMER_INLINE_ struct tlist *tlist_last_(struct tlist *head)
+{
+    return head->prev != NULL ? head->prev : head;
+}
+
 #define tlist_foreach(pos, head) \
-    for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
+    for ((pos) = tlist_first_(head); (pos) != (head); (pos) = (pos)->next)
 
 #define tlist_foreach_safe(pos, tmp, head) \
-    for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
+    for ((pos) = tlist_first_(head), (tmp) = (pos)->next; (pos) != (head); \
          (pos) = (tmp), (tmp) = (pos)->next)
 
 TIMER_INLINE_ void tlist_init(struct tlist *head)
@@ -113,7 +122,7 @@ TIMER_INLINE_ void tlist_init(struct tlist *head)
 
 TIMER_INLINE_ bool tlist_empty(const struct tlist *head)
 {
-    return head->next == head;
+    return head->next == head || head->next == NULL;
 }
 
 TIMER_INLINE_ bool tlist_linked(const struct tlist *link)
@@ -125,6 +134,8 @@ TIMER_INLINE_ size_t tlist_size(const struct tlist *head)
 {
     size_t n = 0;
     const struct tlist *pos;
+    if (head->next == NULL)
+        return 0;
     for (pos = head->next; pos != head; pos = pos->next)
         n++;
     return n;
@@ -132,7 +143,7 @@ TIMER_INLINE_ size_t tlist_size(const struct tlist *head)
 
 TIMER_INLINE_ void tlist_push_back(struct tlist *head, struct tlist *link)
 {
-    struct tlist *last = head->prev;
+    struct tlist *last = tlist_last_(head);
     assert(link->next == NULL && "tlist_push_back: link is already in a list");
     link->next = head;
     link->prev = last;
@@ -142,7 +153,7 @@ TIMER_INLINE_ void tlist_push_back(struct tlist *head, struct tlist *link)
 
 TIMER_INLINE_ void tlist_push_front(struct tlist *head, struct tlist *link)
 {
-    struct tlist *first = head->next;
+    struct tlist *first = tlist_first_(head);
     assert(link->next == NULL && "tlist_push_front: link is already in a list");
     link->next = first;
     link->prev = head;
@@ -163,7 +174,7 @@ TIMER_INLINE_ void tlist_remove(struct tlist *link)
 TIMER_INLINE_ struct tlist *tlist_pop_front(struct tlist *head)
 {
     struct tlist *link = head->next;
-    if (link == head)
+    if (link == head || link == NULL)
         return NULL;
     head->next = link->next;
     link->next->prev = head;
@@ -174,14 +185,113 @@ TIMER_INLINE_ struct tlist *tlist_pop_front(struct tlist *head)
 
 TIMER_INLINE_ void tlist_splice_back(struct tlist *dst, struct tlist *src)
 {
-    struct tlist *first = src->next, *last = src->prev;
-    if (first == src)
+    struct tlist *first = src->next, *last = src->prev, *tail;
+    if (first == src || first == NULL)
         return;
-    first->prev = dst->prev;
-    dst->prev->next = first;
+    tail = tlist_last_(dst);
+    first->prev = tail;
+    tail->next = first;
     last->next = dst;
     dst->prev = last;
     tlist_init(src);
 }
+
+/* ---- TIMER_DEBUG: checks around every generated call that changes a container */
+#if defined(TIMER_DEBUG)
+#include <stdio.h>
+#include <stdlib.h>
+
+TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
+{
+    fprintf(stderr, "timer_containers: %s: %s\n", fn, why);
+    fflush(stderr);
+    abort();
+}
+
+/* After a call: the container's own O(n) check must pass. */
+#define TIMER_AFTER_(core, c, fn)                          \
+    do {                                                   \
+        const char *timer_why_ = core##_check(c);          \
+        if (timer_why_ != NULL)                            \
+            timer_debug_fail_(fn, timer_why_);             \
+    } while (0)
+/* Before remove/reschedule: a pending item must be pending in this container. */
+#define TIMER_OWNS_(core, c, n, fn)                                                                     \
+    do {                                                                                                \
+        if (!core##_owns_(c, n))                                                                        \
+            timer_debug_fail_(fn, "misuse: the item is pending in another container, not this one");   \
+    } while (0)
+#else
+#define TIMER_AFTER_(core, c, fn) ((void)0)
+#define TIMER_OWNS_(core, c, n, fn) ((void)0)
+#endif
+
+/* The node inside an item (NULL for NULL). */
+#define TIMER_NODE_(item, member) ((item) != NULL ? &(item)->member : NULL)
+
+/* The typed wrappers that TIMER_SET/HEAP/WHEEL_DEFINE_FUNCTIONS generate for
+ * a container `name` of items `type` holding their node in `member`: each
+ * forwards to the untyped core `core` (timer_set, timer_heap, timer_wheel),
+ * stored in the container as `field`. The parameters end in _ so that they
+ * cannot capture a user's names.
+ *
+ * The interface every core provides (as in timer_set.h, timer_heap.h,
+ * timer_wheel.h; `C` is struct core, `N` struct core_node):
+ *   void    core_init(C *, int64_t now);          void core_clear(C *);
+ *   void    core_destroy(C *);
+ *   int     core_insert(C *, int64_t expire, N *);  (N may be NULL: -EINVAL)
+ *   int     core_reschedule(C *, int64_t expire, N *);
+ *   bool    core_remove(C *, N *);                  (N may be NULL: false)
+ *   size_t  core_pop(C *, int64_t now, struct tlist *out);
+ *   int64_t core_min_time(const C *);             int64_t core_next_expiry(C *);
+ *   int     core_reserve(C *, size_t n);
+ *   const char *core_check(const C *);            O(n): NULL, or what is broken
+ *   bool    core_owns_(const C *, const N *);     false only if N is pending in
+ *                                                 another container (TIMER_DEBUG)
+ *   bool    core_node_pending(const N *), core_node_due(const N *);
+ *   int64_t core_node_expire(const N *);          (all three accept NULL)
+ *   size_t  C.count                               the pending items
+ * and every N begins with the struct tlist that links it into a result list
+ * while due, so a result list's link is also its item's node. */
+#define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
+    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
+    { core##_init(&timer_c_->field, timer_now_); TIMER_AFTER_(core, &timer_c_->field, #name "_init"); }               \
+    TIMER_INLINE_ void name##_clear(name *timer_c_)                                                                   \
+    { core##_clear(&timer_c_->field); TIMER_AFTER_(core, &timer_c_->field, #name "_clear"); }                         \
+    TIMER_INLINE_ void name##_destroy(name *timer_c_)                                                                 \
+    { core##_destroy(&timer_c_->field); TIMER_AFTER_(core, &timer_c_->field, #name "_destroy"); }                     \
+    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
+    {   int timer_r_ = core##_insert(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
+        TIMER_AFTER_(core, &timer_c_->field, #name "_insert"); return timer_r_; }                                     \
+    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
+    {   int timer_r_;                                                                                                 \
+        TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_reschedule");                   \
+        timer_r_ = core##_reschedule(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
+        TIMER_AFTER_(core, &timer_c_->field, #name "_reschedule"); return timer_r_; }                                 \
+    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
+    {   bool timer_r_;                                                                                                \
+        TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_remove");                       \
+        timer_r_ = core##_remove(&timer_c_->field, TIMER_NODE_(timer_item_, member));                                 \
+        TIMER_AFTER_(core, &timer_c_->field, #name "_remove"); return timer_r_; }                                     \
+    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
+    {   size_t timer_r_ = core##_pop(&timer_c_->field, timer_now_, timer_out_);                                       \
+        TIMER_AFTER_(core, &timer_c_->field, #name "_pop"); return timer_r_; }                                        \
+    TIMER_INLINE_ int64_t name##_next_expiry(name *timer_c_)                                                          \
+    {   int64_t timer_r_ = core##_next_expiry(&timer_c_->field);                                                      \
+        TIMER_AFTER_(core, &timer_c_->field, #name "_next_expiry"); return timer_r_; }                                \
+    TIMER_INLINE_ int name##_reserve(name *timer_c_, size_t timer_n_)                                                 \
+    {   int timer_r_ = core##_reserve(&timer_c_->field, timer_n_);                                                    \
+        TIMER_AFTER_(core, &timer_c_->field, #name "_reserve"); return timer_r_; }                                    \
+    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(&timer_c_->field); }         \
+    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->field.count; }                          \
+    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->field.count == 0; }                      \
+    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                        \
+    { return core##_node_pending(TIMER_NODE_(timer_item_, member)); }                                                 \
+    TIMER_INLINE_ bool name##_due(const type *timer_item_) { return core##_node_due(TIMER_NODE_(timer_item_, member)); } \
+    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                      \
+    { return core##_node_expire(TIMER_NODE_(timer_item_, member)); }                                                  \
+    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
+    { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
+    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(&timer_c_->field); }
 
 #endif /* TIMER_LIST_H */

@@ -7,12 +7,12 @@
  *     TIMER_HEAP_DEFINE(req, th)             // req_heap and req_heap_*()
  *
  *     req_heap h;
- *     struct tlist due;
+ *     struct tlist due = {0};                      // zeroed: an empty list
  *     req *r;
  *     req_heap_init(&h, now);                      // allocates nothing yet
+ *     if (req_heap_reserve(&h, 10000) != 0) ...    // optional: inserts up to 10000 cannot fail
  *     if (req_heap_insert(&h, now + 30, &some_req) == -ENOMEM) ...
- *     tlist_init(&due);
- *     req_heap_pop(&h, now, &due);                 // expired, in expiry order
+ *     req_heap_pop(&h, now, &due);                 // expired, in expiry order, FIFO on ties
  *     while ((r = req_heap_entry(tlist_pop_front(&due))) != NULL)
  *         fail_request(r);
  *     req_heap_destroy(&h);                        // frees the array
@@ -25,16 +25,26 @@
  *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
- *   int64_t NAME_min_time(const NAME *c);        exact earliest expiry, TIMER_NEVER if empty
+ *   int64_t NAME_next_expiry(NAME *c);           exact earliest expiry, TIMER_NEVER if empty
+ *   int64_t NAME_min_time(const NAME *c);        the same (the heap's min is always exact)
+ *   int     NAME_reserve(NAME *c, size_t n);     room for n pending items: 0 or -ENOMEM
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
  *   bool    NAME_pending(const TYPE *item);
+ *   bool    NAME_due(const TYPE *item);          popped, still in a result list
  *   int64_t NAME_expire(const TYPE *item);       expiry of a pending or due item
  *                                                (an idle item: its last one; NULL: TIMER_NEVER)
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
- * pending or due item), -ENOMEM (the array could not grow).
+ * pending or due item), -ENOMEM (the array could not grow). Reschedule of a
+ * pending item never allocates, so it never fails with -ENOMEM; after
+ * reserve(n), inserts cannot fail while at most n items are pending.
+ *
+ * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
+ * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
+ * type, member); with TIMER_TYPES_ONLY defined this header declares only the
+ * node, the container and DEFINE_TYPE (see list.h).
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither
@@ -49,24 +59,81 @@
  * level an entry moves writes its node's new position into the caller's
  * item, a likely cache miss. (Measured at 1M timers, seed protocol: remove
  * 50 ns with 8 children, 68 with 4, 108 with 2.) The array doubles when full and halves when a
- * quarter full (a failed shrink is harmless and ignored).
+ * quarter full, never below what reserve asked for (a failed shrink is
+ * harmless and ignored).
  *
- * Guarantees: pop appends exactly the items with expire <= now, in
- * non-decreasing expiry order (not FIFO among equal expiries: use
- * timer_set.h for that). insert, remove, reschedule O(log n); pop
- * O(log n) per item; min_time O(1). Memory: 16 bytes per array entry on
- * 64-bit targets, at most max(64, 4n) entries.
+ * Order. A heap pops equal keys in no particular order, so each node also
+ * carries an arrival number, stored in the word of its link that a pending
+ * node does not use (the node stays 24 bytes). Sifting compares expiries
+ * only; pop gathers each run of equal expiries it takes and, when the run
+ * holds more than one item, sorts it by arrival before appending it. So pop
+ * appends in non-decreasing expiry and FIFO among equal expiries (insert or
+ * reschedule order): the one pop order of every container here, at no cost
+ * to a pop whose expiries all differ.
+ *
+ * Guarantees: pop appends exactly the items with expire <= now, in that
+ * order. insert, remove, reschedule O(log n); pop O(log n) per item (plus
+ * O(r log r) for a run of r equal expiries); min_time and next_expiry O(1).
+ * Memory: 16 bytes per array entry on 64-bit targets, at most max(64, 4n)
+ * entries, or twice what reserve asked for.
  *
  * Misuse that is not detected: an item freed while pending (remove it
  * first); remove() or reschedule() with a heap other than the one holding
- * the item (asserted in debug builds).
+ * the item (asserted in debug builds; TIMER_DEBUG reports it before anything
+ * changes).
  */
-#ifndef TIMER_HEAP_H
+
+/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
+#ifndef TIMER_HEAP_TYPES_H
+#define TIMER_HEAP_TYPES_H
+
+#include <stdint.h>
+#include "list.h"
+
+/* The states (compare timer_set.h and timer_wheel.h):
+ *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
+ *   pending  u.heap overlays the link: pos = array index + 1 (never 0) where
+ *            link.next was, seq = arrival number where link.prev was;
+ *            expire >= 0
+ *   due      link in a caller's result list; expire holds ~expiry (< 0)
+ * (The state test reads the overlaid pointer: union type punning, defined
+ * in C and by gcc and clang in C++ too, with size_t and pointers of one
+ * size and NULL all zero bits, as on every target the tests run on.) */
+struct timer_heap_node {
+    union {
+        struct tlist link;
+        struct {
+            size_t pos;
+            uint64_t seq;
+        } heap;
+    } u;
+    int64_t expire;
+};
+
+struct timer_heap_entry {
+    int64_t expire;
+    struct timer_heap_node *node;
+};
+
+struct timer_heap {
+    struct timer_heap_entry *a;
+    size_t count, cap;
+    size_t reserved;        /* reserve()'s floor for the capacity */
+    uint64_t seq;           /* arrivals so far: the next one gets seq + 1 */
+    int64_t now;
+};
+
+/* The container type alone: typedef struct name name. */
+#define TIMER_HEAP_DEFINE_TYPE(name) typedef struct name { struct timer_heap heap; } name;
+
+#endif /* TIMER_HEAP_TYPES_H */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_HEAP_H)
 #define TIMER_HEAP_H
 
 #include <assert.h>
 #include <errno.h>
-#include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include "list.h"
@@ -89,34 +156,16 @@
 #endif
 #define TIMER_HEAP_MIN_CAP 64
 
-/* Idle: link.next is NULL (a zeroed node, or what tlist_pop_front leaves).
- * Pending: `pos` (array index + 1, never 0) overlays the link, expire >= 0.
- * (The state test reads the overlaid pointer: union type punning, defined
- * in C and by gcc and clang in C++ too, with size_t and pointers of one
- * size and NULL all zero bits, as on every target the tests run on.)
- * Due: in a result list, and expire holds ~expiry (negative). */
-struct timer_heap_node {
-    union {
-        struct tlist link;
-        size_t pos;
-    } u;
-    int64_t expire;
-};
-
-struct timer_heap_entry {
-    int64_t expire;
-    struct timer_heap_node *node;
-};
-
-struct timer_heap {
-    struct timer_heap_entry *a;
-    size_t count, cap;
-    int64_t now;
-};
+#define timer_heap_node_of_(l) tlist_entry(l, struct timer_heap_node, u.link)
 
 TIMER_INLINE_ bool timer_heap_node_pending(const struct timer_heap_node *n)
 {
     return n != NULL && n->u.link.next != NULL && n->expire >= 0;
+}
+
+TIMER_INLINE_ bool timer_heap_node_due(const struct timer_heap_node *n)
+{
+    return n != NULL && n->u.link.next != NULL && n->expire < 0;
 }
 
 TIMER_INLINE_ int64_t timer_heap_node_expire(const struct timer_heap_node *n)
@@ -126,11 +175,27 @@ TIMER_INLINE_ int64_t timer_heap_node_expire(const struct timer_heap_node *n)
     return n->expire < 0 ? ~n->expire : n->expire;
 }
 
+/* The two state changes, each in one place (the node is out of the array). */
+TIMER_INLINE_ void timer_heap_make_idle_(struct timer_heap_node *n)
+{
+    n->u.link.next = NULL;
+    n->u.link.prev = NULL;
+}
+
+TIMER_INLINE_ void timer_heap_make_due_(struct timer_heap_node *n, struct tlist *out)
+{
+    n->expire = ~n->expire;
+    n->u.link.next = NULL;
+    tlist_push_back(out, &n->u.link);
+}
+
 TIMER_INLINE_ void timer_heap_init(struct timer_heap *h, int64_t now)
 {
     h->a = NULL;
     h->count = 0;
     h->cap = 0;
+    h->reserved = 0;
+    h->seq = 0;
     h->now = now < 0 ? 0 : now;
 }
 
@@ -138,7 +203,7 @@ TIMER_INLINE_ void timer_heap_init(struct timer_heap *h, int64_t now)
 TIMER_INLINE_ void timer_heap_place_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
 {
     h->a[i] = e;
-    e.node->u.pos = i + 1;
+    e.node->u.heap.pos = i + 1;
 }
 
 /* Move the hole at i up until e fits, then place e there. */
@@ -205,11 +270,12 @@ TIMER_INLINE_ int timer_heap_reserve_(struct timer_heap *h)
 
 /* Give memory back after a large burst has drained: halve the capacity
  * until the array is more than a quarter full, in one realloc, so that one
- * pop that empties a big heap frees its array at once. */
+ * pop that empties a big heap frees its array at once; never below what
+ * reserve asked for. */
 TIMER_INLINE_ void timer_heap_shrink_(struct timer_heap *h)
 {
     size_t cap = h->cap;
-    while (cap > TIMER_HEAP_MIN_CAP && h->count < cap / 4)
+    while (cap > TIMER_HEAP_MIN_CAP && h->count < cap / 4 && cap / 2 >= h->reserved)
         cap /= 2;
     if (cap != h->cap)
         (void)timer_heap_resize_(h, cap);
@@ -227,13 +293,14 @@ TIMER_INLINE_ void timer_heap_delete_(struct timer_heap *h, size_t i)
         timer_heap_sift_down_(h, i, last);
 }
 
-/* Add an unlinked node; room has been reserved. */
+/* Add an unlinked node, a new arrival; room has been reserved. */
 TIMER_INLINE_ void timer_heap_add_(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
 {
     struct timer_heap_entry e;
     e.expire = expire;
     e.node = n;
     n->expire = expire;
+    n->u.heap.seq = ++h->seq;
     timer_heap_sift_up_(h, h->count++, e);
 }
 
@@ -257,11 +324,10 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         tlist_remove(&n->u.link);          /* due: leave the result list */
         return true;
     }
-    assert(n->u.pos - 1 < h->count && h->a[n->u.pos - 1].node == n &&
+    assert(n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n &&
            "timer_heap_remove: item belongs to another heap");
-    timer_heap_delete_(h, n->u.pos - 1);
-    n->u.link.next = NULL;
-    n->u.link.prev = NULL;
+    timer_heap_delete_(h, n->u.heap.pos - 1);
+    timer_heap_make_idle_(n);
     timer_heap_shrink_(h);
     return true;
 }
@@ -279,12 +345,14 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
         timer_heap_add_(h, expire, n);
         return 0;
     }
-    /* Pending: change the key in place and sift whichever way it moved. */
-    i = n->u.pos - 1;
+    /* Pending: change the key in place and sift whichever way it moved;
+     * no allocation. A reschedule is a new arrival. */
+    i = n->u.heap.pos - 1;
     assert(i < h->count && h->a[i].node == n && "timer_heap_reschedule: item belongs to another heap");
     e.expire = expire;
     e.node = n;
     n->expire = expire;
+    n->u.heap.seq = ++h->seq;
     if (i > 0 && expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
         timer_heap_sift_up_(h, i, e);
     else
@@ -292,19 +360,92 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     return 0;
 }
 
+/* The arrival number of a popped node, chained into a run by link.next (the
+ * word that held its position; the other one still holds the number). */
+TIMER_INLINE_ uint64_t timer_heap_seq_(const struct tlist *l)
+{
+    return timer_heap_node_of_(l)->u.heap.seq;
+}
+
+/* Merge two NULL-terminated chains sorted by arrival. */
+TIMER_INLINE_ struct tlist *timer_heap_merge_(struct tlist *a, struct tlist *b)
+{
+    struct tlist head, *t = &head;
+    while (a != NULL && b != NULL) {
+        if (timer_heap_seq_(a) < timer_heap_seq_(b)) {
+            t->next = a;
+            t = a;
+            a = a->next;
+        } else {
+            t->next = b;
+            t = b;
+            b = b->next;
+        }
+    }
+    t->next = a != NULL ? a : b;
+    return head.next;
+}
+
+/* Hand a run of popped nodes with one expiry (a NULL-terminated chain, in
+ * the order the heap gave them) to out in arrival order: a merge sort with
+ * bins of 2^i sorted nodes, O(r log r), skipped when the run is one node or
+ * already in order. */
+TIMER_INLINE_ void timer_heap_flush_run_(struct tlist *run, struct tlist *out)
+{
+    struct tlist *l, *next;
+    for (l = run; l->next != NULL && timer_heap_seq_(l) < timer_heap_seq_(l->next); l = l->next)
+        ;
+    if (l->next != NULL) {
+        struct tlist *bin[64];
+        size_t i, nbins = 0;
+        while (run != NULL) {
+            struct tlist *carry = run;
+            run = run->next;
+            carry->next = NULL;
+            for (i = 0; i < nbins && bin[i] != NULL; i++) {
+                carry = timer_heap_merge_(bin[i], carry);
+                bin[i] = NULL;
+            }
+            if (i == nbins)
+                nbins++;
+            bin[i] = carry;
+        }
+        for (i = 0; i < nbins; i++)
+            run = bin[i] != NULL ? timer_heap_merge_(bin[i], run) : run;
+    }
+    for (l = run; l != NULL; l = next) {
+        next = l->next;
+        timer_heap_make_due_(timer_heap_node_of_(l), out);
+    }
+}
+
 TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tlist *out)
 {
     size_t k = 0;
+    struct tlist *run = NULL, *tail = NULL;
+    int64_t run_expire = 0;
     if (now > h->now)
         h->now = now;
     while (h->count > 0 && h->a[0].expire <= now) {
         struct timer_heap_node *n = h->a[0].node;
+        int64_t e = h->a[0].expire;
         timer_heap_delete_(h, 0);
-        n->expire = ~n->expire;
+        /* Gather equal expiries: a run ends where the expiry grows. */
+        if (run != NULL && e != run_expire) {
+            timer_heap_flush_run_(run, out);
+            run = NULL;
+        }
         n->u.link.next = NULL;
-        tlist_push_back(out, &n->u.link);
+        if (run == NULL)
+            run = &n->u.link;
+        else
+            tail->next = &n->u.link;
+        tail = &n->u.link;
+        run_expire = e;
         k++;
     }
+    if (run != NULL)
+        timer_heap_flush_run_(run, out);
     if (k)
         timer_heap_shrink_(h);
     return k;
@@ -315,13 +456,26 @@ TIMER_INLINE_ int64_t timer_heap_min_time(const struct timer_heap *h)
     return h->count ? h->a[0].expire : TIMER_NEVER;
 }
 
+TIMER_INLINE_ int64_t timer_heap_next_expiry(struct timer_heap *h)
+{
+    return timer_heap_min_time(h);
+}
+
+/* Room for n pending items in one step, kept until destroy (or a smaller
+ * reserve): inserts cannot fail while at most n are pending. */
+TIMER_INLINE_ int timer_heap_reserve(struct timer_heap *h, size_t n)
+{
+    if (n > h->cap && !timer_heap_resize_(h, n))
+        return -ENOMEM;
+    h->reserved = n;
+    return 0;
+}
+
 TIMER_INLINE_ void timer_heap_clear(struct timer_heap *h)
 {
     size_t i;
-    for (i = 0; i < h->count; i++) {
-        h->a[i].node->u.link.next = NULL;
-        h->a[i].node->u.link.prev = NULL;
-    }
+    for (i = 0; i < h->count; i++)
+        timer_heap_make_idle_(h->a[i].node);
     h->count = 0;
 }
 
@@ -332,6 +486,14 @@ TIMER_INLINE_ void timer_heap_destroy(struct timer_heap *h)
         TIMER_HEAP_FREE(h->a);
     h->a = NULL;
     h->cap = 0;
+    h->reserved = 0;
+}
+
+/* False only when n is pending at a position that is not its in h: in
+ * another heap. O(1); TIMER_DEBUG calls it. */
+TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
+{
+    return !timer_heap_node_pending(n) || (n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n);
 }
 
 /* O(n). NULL when every entry is no earlier than its parent, each node
@@ -343,14 +505,18 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
         return "count exceeds capacity";
     if (h->cap && h->a == NULL)
         return "capacity without an array";
+    if (h->cap < h->reserved)
+        return "capacity below what reserve asked for";
     if (h->now < 0)
         return "clock is negative";
     for (i = 0; i < h->count; i++) {
         const struct timer_heap_entry *e = &h->a[i];
         if (e->node == NULL)
             return "entry without a node";
-        if (e->node->u.pos != i + 1)
+        if (e->node->u.heap.pos != i + 1)
             return "node's stored index is wrong";
+        if (e->node->u.heap.seq == 0 || e->node->u.heap.seq > h->seq)
+            return "node's arrival number was never handed out";
         if (e->expire < 0 || e->node->expire != e->expire)
             return "node's expiry differs from its entry";
         if (i > 0 && e->expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
@@ -359,10 +525,12 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     return NULL;
 }
 
-#define TIMER_HEAP_DEFINE(type, member) TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
+#define TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member) TIMER_DEFINE_WRAPPERS_(name, type, member, timer_heap, heap)
 
-#define TIMER_HEAP_DEFINE_NAMED(name, type, member)      \
-    typedef struct name { struct timer_heap heap; } name; \
-    TIMER_DEFINE_WRAPPERS_(name, type, member, timer_heap, heap)
+#define TIMER_HEAP_DEFINE_NAMED(name, type, member) \
+    TIMER_HEAP_DEFINE_TYPE(name)                    \
+    TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
+
+#define TIMER_HEAP_DEFINE(type, member) TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
 
 #endif /* TIMER_HEAP_H */

@@ -8,11 +8,10 @@
  *     TIMER_SET_DEFINE(job, ts)              // job_set and job_set_*()
  *
  *     job_set s;
- *     struct tlist due;
+ *     struct tlist due = {0};                         // zeroed: an empty list
  *     job *j;
  *     job_set_init(&s, now);
  *     job_set_insert(&s, now + 250, &some_job);       // 0, or -EINVAL / -EBUSY
- *     tlist_init(&due);
  *     job_set_pop(&s, now, &due);                     // expired, in order, FIFO on ties
  *     while ((j = job_set_entry(tlist_pop_front(&due))) != NULL)
  *         run(j);
@@ -25,10 +24,13 @@
  *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
- *   int64_t NAME_min_time(const NAME *c);        exact earliest expiry, TIMER_NEVER if empty
+ *   int64_t NAME_next_expiry(NAME *c);           exact earliest expiry, TIMER_NEVER if empty
+ *   int64_t NAME_min_time(const NAME *c);        the same (the set's min is always exact)
+ *   int     NAME_reserve(NAME *c, size_t n);     0: the set never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
  *   bool    NAME_pending(const TYPE *item);
+ *   bool    NAME_due(const TYPE *item);          popped, still in a result list
  *   int64_t NAME_expire(const TYPE *item);       expiry of a pending or due item
  *                                                (an idle item: its last one; NULL: TIMER_NEVER)
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
@@ -36,9 +38,15 @@
  * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
  * pending or due item).
  *
+ * Types without functions: TIMER_SET_DEFINE(_NAMED) is
+ * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
+ * type, member); with TIMER_TYPES_ONLY defined this header declares only the
+ * node, the container and DEFINE_TYPE (see list.h).
+ *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
- * FIFO among equal expiries (a reschedule is a new arrival).
+ * FIFO among equal expiries (a reschedule is a new arrival): the one pop
+ * order of every container here.
  *
  * Costs: insert O(log n), and O(1) amortised when the expiry is at or after
  * the latest item's or before the earliest's (timers with one fixed delay
@@ -48,22 +56,22 @@
  *
  * Misuse that is not detected: an item freed while pending (remove it
  * first); remove() or reschedule() with a set other than the one holding
- * the item.
+ * the item (TIMER_DEBUG reports it before anything changes).
  */
-#ifndef TIMER_SET_H
-#define TIMER_SET_H
 
-#include <assert.h>
-#include <errno.h>
+/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
+#ifndef TIMER_SET_TYPES_H
+#define TIMER_SET_TYPES_H
+
 #include <stdint.h>
-#include <stddef.h>
-#include <stdbool.h>
 #include "list.h"
 
-/* Pending: in the tree; `parent` holds the parent's address with the colour
- * in bit 0 and TIMER_SET_IN_TREE_ in bit 1, so it is never 0.
- * Due: `parent` is 0 and the link (overlaying the child pointers) is in a
- * result list. Idle: `parent` is 0 and link.next is NULL: a zeroed node. */
+/* The states (compare timer_heap.h and timer_wheel.h):
+ *   idle     parent == 0 and link.next == NULL: a zeroed node
+ *   pending  in the tree: `parent` holds the parent's address with the
+ *            colour in bit 0 and TIMER_SET_IN_TREE_ in bit 1, so it is never 0
+ *   due      parent == 0 and the link (overlaying the child pointers) is in a
+ *            result list; expire keeps the expiry */
 struct timer_set_node {
     union {
         struct timer_set_node *child[2];    /* [0] earlier, [1] later */
@@ -79,6 +87,21 @@ struct timer_set {
     size_t count;
     int64_t now;
 };
+
+/* The container type alone: typedef struct name name. */
+#define TIMER_SET_DEFINE_TYPE(name) typedef struct name { struct timer_set set; } name;
+
+#endif /* TIMER_SET_TYPES_H */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_SET_H)
+#define TIMER_SET_H
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "list.h"
 
 #define TIMER_SET_BLACK_ ((uintptr_t)1)
 #define TIMER_SET_IN_TREE_ ((uintptr_t)2)
@@ -109,9 +132,29 @@ TIMER_INLINE_ bool timer_set_node_pending(const struct timer_set_node *n)
     return n != NULL && n->parent != 0;
 }
 
+TIMER_INLINE_ bool timer_set_node_due(const struct timer_set_node *n)
+{
+    return n != NULL && n->parent == 0 && n->u.link.next != NULL;
+}
+
 TIMER_INLINE_ int64_t timer_set_node_expire(const struct timer_set_node *n)
 {
     return n != NULL ? n->expire : TIMER_NEVER;
+}
+
+/* The two state changes, each in one place (the node is out of the tree). */
+TIMER_INLINE_ void timer_set_make_idle_(struct timer_set_node *n)
+{
+    n->parent = 0;
+    n->u.link.next = NULL;
+    n->u.link.prev = NULL;
+}
+
+TIMER_INLINE_ void timer_set_make_due_(struct timer_set_node *n, struct tlist *out)
+{
+    n->parent = 0;
+    n->u.link.next = NULL;
+    tlist_push_back(out, &n->u.link);
 }
 
 TIMER_INLINE_ void timer_set_init(struct timer_set *s, int64_t now)
@@ -333,13 +376,11 @@ TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node 
 {
     if (n->parent != 0) {
         timer_set_erase_(s, n);
-        n->parent = 0;
-        n->u.link.next = NULL;
-        n->u.link.prev = NULL;
+        timer_set_make_idle_(n);
         return true;
     }
     if (n->u.link.next != NULL) {
-        tlist_remove(&n->u.link);
+        tlist_remove(&n->u.link);           /* due: leave the result list */
         return true;
     }
     return false;
@@ -367,9 +408,7 @@ TIMER_INLINE_ size_t timer_set_pop(struct timer_set *s, int64_t now, struct tlis
         s->now = now;
     while ((n = s->first) != NULL && n->expire <= now) {
         timer_set_erase_(s, n);
-        n->parent = 0;
-        n->u.link.next = NULL;
-        tlist_push_back(out, &n->u.link);
+        timer_set_make_due_(n, out);
         k++;
     }
     return k;
@@ -378,6 +417,19 @@ TIMER_INLINE_ size_t timer_set_pop(struct timer_set *s, int64_t now, struct tlis
 TIMER_INLINE_ int64_t timer_set_min_time(const struct timer_set *s)
 {
     return s->first ? s->first->expire : TIMER_NEVER;
+}
+
+TIMER_INLINE_ int64_t timer_set_next_expiry(struct timer_set *s)
+{
+    return timer_set_min_time(s);
+}
+
+/* The set never allocates: room for any number of items is always there. */
+TIMER_INLINE_ int timer_set_reserve(struct timer_set *s, size_t n)
+{
+    (void)s;
+    (void)n;
+    return 0;
 }
 
 TIMER_INLINE_ void timer_set_clear(struct timer_set *s)
@@ -397,9 +449,7 @@ TIMER_INLINE_ void timer_set_clear(struct timer_set *s)
         p = timer_set_parent_(n);
         if (p)
             p->u.child[p->u.child[1] == n] = NULL;
-        n->parent = 0;
-        n->u.link.next = NULL;
-        n->u.link.prev = NULL;
+        timer_set_make_idle_(n);
         n = p;
     }
     timer_set_init(s, s->now);
@@ -409,6 +459,17 @@ TIMER_INLINE_ void timer_set_clear(struct timer_set *s)
 TIMER_INLINE_ void timer_set_destroy(struct timer_set *s)
 {
     timer_set_clear(s);
+}
+
+/* False only when n is pending in another tree: its root is not s's.
+ * O(log n); TIMER_DEBUG calls it. */
+TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer_set_node *n)
+{
+    if (!timer_set_node_pending(n))
+        return true;
+    while (timer_set_parent_(n) != NULL)
+        n = timer_set_parent_(n);
+    return n == s->root;
 }
 
 /* Black height of the subtree at n, or -1 with *why set when a rule breaks. */
@@ -480,10 +541,12 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     return NULL;
 }
 
-#define TIMER_SET_DEFINE(type, member) TIMER_SET_DEFINE_NAMED(type##_set, type, member)
+#define TIMER_SET_DEFINE_FUNCTIONS(name, type, member) TIMER_DEFINE_WRAPPERS_(name, type, member, timer_set, set)
 
-#define TIMER_SET_DEFINE_NAMED(name, type, member)      \
-    typedef struct name { struct timer_set set; } name; \
-    TIMER_DEFINE_WRAPPERS_(name, type, member, timer_set, set)
+#define TIMER_SET_DEFINE_NAMED(name, type, member) \
+    TIMER_SET_DEFINE_TYPE(name)                    \
+    TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
+
+#define TIMER_SET_DEFINE(type, member) TIMER_SET_DEFINE_NAMED(type##_set, type, member)
 
 #endif /* TIMER_SET_H */

@@ -7,12 +7,13 @@
  *     TIMER_WHEEL_DEFINE(conn, tw)           // conn_wheel and conn_wheel_*()
  *
  *     conn_wheel w;
- *     struct tlist due;
+ *     struct tlist due = {0};                              // zeroed: an empty list
  *     conn *c;
  *     conn_wheel_init(&w, now);
  *     conn_wheel_insert(&w, now + 5000, &some_conn);       // 0, or -EINVAL / -EBUSY
  *     ...
- *     tlist_init(&due);
+ *     if (!conn_wheel_empty(&w))
+ *         sleep_until(conn_wheel_next_expiry(&w));         // exact: never early
  *     conn_wheel_pop(&w, now, &due);                       // every item with expire <= now
  *     while ((c = conn_wheel_entry(tlist_pop_front(&due))) != NULL)
  *         close_conn(c);                                   // may insert/remove anything
@@ -25,16 +26,26 @@
  *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
+ *   int64_t NAME_next_expiry(NAME *c);           exact earliest expiry; TIMER_NEVER if empty
  *   int64_t NAME_min_time(const NAME *c);        lower bound of the earliest expiry
+ *   int     NAME_reserve(NAME *c, size_t n);     0: the wheel never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
  *   bool    NAME_pending(const TYPE *item);
+ *   bool    NAME_due(const TYPE *item);          popped, still in a result list
  *   int64_t NAME_expire(const TYPE *item);       expiry of a pending or due item
  *                                                (an idle item: its last one; NULL: TIMER_NEVER)
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
  * pending or due item). Valid times are 0 .. INT64_MAX, in any unit.
+ *
+ * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
+ * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
+ * TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member). With TIMER_TYPES_ONLY
+ * defined, this header declares only the node, the container and
+ * DEFINE_TYPE, so a public header can embed both; one .c file then includes
+ * it again without TIMER_TYPES_ONLY and expands DEFINE_FUNCTIONS.
  *
  * How it works. Time is split into 6-bit groups; with `clock` the wheel's
  * current time, an item lives in level L = the highest group in which its
@@ -44,48 +55,58 @@
  * 704-bit occupancy bitmap says which slots hold items. Within a level every
  * occupied slot is ahead of the clock's group, and every item of level L is
  * earlier than every item of level L+1, so the first set bit is the earliest
- * slot. pop(now) takes whole slots below now's slot, and re-files only the
- * items of the one slot that now lands in; a re-filed item moves at least one
- * level down, so it moves at most 10 times in its life and never cycles.
- * Items inserted at or before the clock wait, sorted, in an overdue list that
- * every pop with now >= their expiry drains.
+ * slot. Items at or before the clock wait in an overdue list, sorted.
+ *
+ * pop(now) walks the occupied slots in time order up to now. A level-0 slot
+ * is one tick: all its items share one expiry, and it is taken whole. A
+ * coarser slot is "refined": the clock moves to the slot's first tick (never
+ * past an expiry still pending) and its items move to the finer slots their
+ * expiries now map to (those exactly at the new clock to the overdue list),
+ * until the walk passes now. So pop hands items out in expiry order, and
+ * because every list append keeps the arrival order of the items it
+ * carries, in arrival order among equal expiries: the same order as
+ * timer_set.h and timer_heap.h. A slot that holds a single due item is taken
+ * without refining it. next_expiry refines the earliest slot the same way
+ * until its first item is exact. A refined item moves at least one level
+ * down, so it moves at most 10 times in its life (then once to the overdue
+ * list at most) and never cycles.
  *
  * Guarantees and costs:
  * - insert, remove, reschedule O(1) (an insert at or before the clock goes
  *   into the sorted overdue list: O(1) at either end, so for runs in
- *   increasing or decreasing order; O(overdue items) at worst);
- * - pop(now) appends exactly the items with expire <= now; O(1) per item
- *   plus O(11) words of bitmap; a pop with now behind the clock only looks at
- *   the overdue list, and costs O(items it pops);
- * - pop order: overdue items first, sorted by expiry; then the rest slot by
- *   slot, in increasing time ranges. Items that share a slot come in no
- *   particular order: in a level-0 slot they share one expiry, but a coarser
- *   slot that a pop takes whole spans 64^L ticks. So one pop's output is
- *   sorted only to slot granularity: use timer_set.h or timer_heap.h when it
- *   must be in exact expiry order;
- * - min_time is O(1) and never later than the earliest expiry. It is exact
- *   when the earliest item is overdue, lies in the clock's finest 64-tick
- *   window, or is alone in its slot; otherwise it is the start of the earliest
- *   occupied slot. Repeating `t = min_time(); pop(t)` pops the earliest item
- *   within 11 rounds (each round moves it at least one level down);
- * - the clock moves only forward, only by pop.
+ *   increasing or decreasing order; O(overdue items) at worst). A
+ *   reschedule within the item's own slot stores the new expiry and moves
+ *   the item to the slot's end (a new arrival);
+ * - pop(now) appends exactly the items with expire <= now, in non-decreasing
+ *   expiry and FIFO among equal expiries (insert or reschedule order);
+ *   O(1) amortised per item plus O(11) words of bitmap per slot visited; a
+ *   pop with now behind the clock only looks at the overdue list, and costs
+ *   O(items it pops);
+ * - next_expiry is exact and amortised O(1) (the moves it makes are moves
+ *   pop would make); it may move the clock forward, never past the earliest
+ *   pending expiry, which nothing observable depends on;
+ * - min_time is O(1), const, and never later than the earliest expiry. It is
+ *   exact when the earliest item is overdue, lies in the clock's finest
+ *   64-tick window, or is alone in its slot; otherwise it is the start of the
+ *   earliest occupied slot. Repeating `t = min_time(); pop(t)` pops the
+ *   earliest item within 11 rounds (each round moves it at least one level
+ *   down). Use next_expiry to sleep exactly until the earliest expiry;
+ * - the clock moves only forward: by pop (to now) and by next_expiry.
  *
  * Misuse that is not detected: an item freed while pending (remove it
  * first), and remove() or reschedule() with a container other than the one
- * holding the item (asserted in debug builds when it empties a slot).
+ * holding the item (TIMER_DEBUG reports it before anything changes; plain
+ * debug builds assert when it empties a slot).
  * A user type named `timer` would make TIMER_WHEEL_DEFINE's `timer_wheel`
  * clash with this header's own names: use TIMER_WHEEL_DEFINE_NAMED then.
  */
-#ifndef TIMER_WHEEL_H
-#define TIMER_WHEEL_H
 
-#include <assert.h>
-#include <errno.h>
+/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
+#ifndef TIMER_WHEEL_TYPES_H
+#define TIMER_WHEEL_TYPES_H
+
 #include <stdint.h>
-#include <stddef.h>
-#include <stdbool.h>
 #include "list.h"
-#include "bitmap.h"
 
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
@@ -94,11 +115,13 @@
 #define TIMER_WHEEL_OVERDUE (TIMER_WHEEL_LEVELS * TIMER_WHEEL_SLOTS)
 #define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_OVERDUE + 1)
 
-/* A pending node stores its expiry; a due node stores ~expiry (negative), so
- * the sign tells the two states apart without a flag field. Idle: link.next
- * is NULL, which is also what tlist_pop_front leaves behind. */
+/* The states (compare timer_set.h and timer_heap.h):
+ *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
+ *   pending  link in a slot list or the overdue list; expire >= 0
+ *   due      link in a caller's result list; expire holds ~expiry (< 0)
+ * so the sign of `expire` tells pending from due without a flag field. */
 struct timer_wheel_node {
-    struct tlist link;      /* in a slot list (pending) or a result list (due) */
+    struct tlist link;
     int64_t expire;
 };
 
@@ -107,9 +130,31 @@ struct timer_wheel {
     size_t count;           /* pending items */
     /* Bit i set <=> slot[i] is non-empty. A slot's head is initialised when
      * its bit is set, so init only has to clear 12 words. */
-    uint64_t occupied[TBITMAP_WORDS(TIMER_WHEEL_NSLOTS)];
+    uint64_t occupied[(TIMER_WHEEL_NSLOTS + 63) / 64];
     struct tlist slot[TIMER_WHEEL_NSLOTS];
 };
+
+/* The container type alone: typedef struct name name. */
+#define TIMER_WHEEL_DEFINE_TYPE(name) typedef struct name { struct timer_wheel wheel; } name;
+
+#endif /* TIMER_WHEEL_TYPES_H */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_WHEEL_H)
+#define TIMER_WHEEL_H
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "list.h"
+#include "bitmap.h"
+
+/* Test instrumentation: runs once for every item a refine moves (the tests
+ * count them to prove next_expiry amortised O(1)). Default: nothing. */
+#ifndef TIMER_WHEEL_ON_MOVE_
+#define TIMER_WHEEL_ON_MOVE_() ((void)0)
+#endif
 
 #define timer_wheel_node_of_(l) tlist_entry(l, struct timer_wheel_node, link)
 
@@ -118,11 +163,30 @@ TIMER_INLINE_ bool timer_wheel_node_pending(const struct timer_wheel_node *n)
     return n != NULL && n->link.next != NULL && n->expire >= 0;
 }
 
+TIMER_INLINE_ bool timer_wheel_node_due(const struct timer_wheel_node *n)
+{
+    return n != NULL && n->link.next != NULL && n->expire < 0;
+}
+
 TIMER_INLINE_ int64_t timer_wheel_node_expire(const struct timer_wheel_node *n)
 {
     if (n == NULL)
         return TIMER_NEVER;
     return n->expire < 0 ? ~n->expire : n->expire;
+}
+
+/* The two state changes, each in one place. Idle: unlinked. Due: the sign
+ * flips; the caller links it into the result list (alone, or with its
+ * whole slot by one splice). */
+TIMER_INLINE_ void timer_wheel_make_idle_(struct timer_wheel_node *n)
+{
+    n->link.next = NULL;
+    n->link.prev = NULL;
+}
+
+TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
+{
+    n->expire = ~n->expire;
 }
 
 TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
@@ -140,10 +204,21 @@ TIMER_INLINE_ size_t timer_wheel_slot_(int64_t clock, int64_t expire)
            (size_t)(((uint64_t)expire >> (level * TIMER_WHEEL_BITS)) & (TIMER_WHEEL_SLOTS - 1));
 }
 
+/* The first tick of wheel slot i: the clock's groups above the slot's level,
+ * the slot's group, zeros below. For a level-0 slot, the expiry of its items. */
+TIMER_INLINE_ int64_t timer_wheel_slot_start_(int64_t clock, size_t i)
+{
+    unsigned shift = (unsigned)(i / TIMER_WHEEL_SLOTS) * TIMER_WHEEL_BITS;
+    uint64_t high = shift + TIMER_WHEEL_BITS < 64 ? (uint64_t)clock >> (shift + TIMER_WHEEL_BITS)
+                                                        << (shift + TIMER_WHEEL_BITS)
+                                                 : 0;
+    return (int64_t)(high | ((uint64_t)(i % TIMER_WHEEL_SLOTS) << shift));
+}
+
 /* Append an unlinked node to slot i, initialising the head if i was empty.
  * (Written so that the tail load does not wait for the bitmap test: a
  * variant that chose the tail from the test ran twice as slow on random
- * inserts.) */
+ * inserts.) Appending is what keeps equal expiries in arrival order. */
 TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
 {
     struct tlist *head = &w->slot[i];
@@ -195,27 +270,31 @@ TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, stru
     return 0;
 }
 
-TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_node *n)
+/* Take a pending node out of its slot; its own state is the caller's. */
+TIMER_INLINE_ void timer_wheel_unlink_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
-    struct tlist *prev, *next;
-    if (n == NULL || n->link.next == NULL)
-        return false;
-    prev = n->link.prev;
-    next = n->link.next;
+    struct tlist *prev = n->link.prev, *next = n->link.next;
     prev->next = next;
     next->prev = prev;
-    n->link.next = NULL;
-    n->link.prev = NULL;
-    if (n->expire >= 0) {
-        w->count--;
-        /* After the unlink, prev == next only when the head is the one
-         * node left: the slot is empty. */
-        if (prev == next) {
-            assert((uintptr_t)prev - (uintptr_t)w->slot < sizeof w->slot &&
-                   "timer_wheel_remove: item belongs to another wheel");
-            tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
-        }
+    w->count--;
+    /* After the unlink, prev == next only when the head is the one node
+     * left: the slot is empty. */
+    if (prev == next) {
+        assert((uintptr_t)prev - (uintptr_t)w->slot < sizeof w->slot &&
+               "timer_wheel_remove: item belongs to another wheel");
+        tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
     }
+}
+
+TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_node *n)
+{
+    if (n == NULL || n->link.next == NULL)
+        return false;
+    if (n->expire >= 0)
+        timer_wheel_unlink_(w, n);
+    else
+        tlist_remove(&n->link);             /* due: leave the result list */
+    timer_wheel_make_idle_(n);
     return true;
 }
 
@@ -223,12 +302,21 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    /* A pending item that stays in its slot only needs its new expiry: the
-     * common case of a connection timeout pushed back by a few ticks. */
-    if (timer_wheel_node_pending(n) && n->expire > w->now && expire > w->now &&
-        timer_wheel_slot_(w->now, n->expire) == timer_wheel_slot_(w->now, expire)) {
-        n->expire = expire;
-        return 0;
+    /* A pending item that stays in its slot: the common case of a
+     * connection timeout pushed back by a few ticks. Only its expiry
+     * changes, and its place: a reschedule is a new arrival, so it goes
+     * last (unless it is last already), as an insert would. */
+    if (timer_wheel_node_pending(n) && n->expire > w->now && expire > w->now) {
+        size_t i = timer_wheel_slot_(w->now, n->expire);
+        if (i == timer_wheel_slot_(w->now, expire)) {
+            struct tlist *head = &w->slot[i];
+            n->expire = expire;
+            if (n->link.next != head) {
+                tlist_remove(&n->link);
+                tlist_push_back(head, &n->link);
+            }
+            return 0;
+        }
     }
     timer_wheel_remove(w, n);
     timer_wheel_file_(w, expire, n);
@@ -236,19 +324,19 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
     return 0;
 }
 
-/* Hand the whole of slot i to out as due items. The walk that marks them
- * runs from both ends at once: two independent chains of loads, so two
- * cache misses are in flight when the items are cold. */
+/* Hand the whole of slot i to out as due items, in its order. The walk that
+ * marks them runs from both ends at once: two independent chains of loads,
+ * so two cache misses are in flight when the items are cold. */
 TIMER_INLINE_ size_t timer_wheel_take_slot_(struct timer_wheel *w, size_t i, struct tlist *out)
 {
     struct tlist *head = &w->slot[i], *a = head->next, *b = head->prev;
     size_t k = 0;
     for (;;) {
-        timer_wheel_node_of_(a)->expire = ~timer_wheel_node_of_(a)->expire;
+        timer_wheel_make_due_(timer_wheel_node_of_(a));
         k++;
         if (a == b)
             break;
-        timer_wheel_node_of_(b)->expire = ~timer_wheel_node_of_(b)->expire;
+        timer_wheel_make_due_(timer_wheel_node_of_(b));
         k++;
         a = a->next;
         if (a == b)
@@ -268,7 +356,7 @@ TIMER_INLINE_ size_t timer_wheel_pop_overdue_(struct timer_wheel *w, int64_t now
     while ((pos = head->next) != head && timer_wheel_node_of_(pos)->expire <= now) {
         struct timer_wheel_node *n = timer_wheel_node_of_(pos);
         tlist_remove(pos);
-        n->expire = ~n->expire;
+        timer_wheel_make_due_(n);
         tlist_push_back(out, pos);
         k++;
     }
@@ -277,80 +365,105 @@ TIMER_INLINE_ size_t timer_wheel_pop_overdue_(struct timer_wheel *w, int64_t now
     return k;
 }
 
-/* Move one item of a slot being re-filed: out if due, else one level finer. */
-TIMER_INLINE_ size_t timer_wheel_refile_one_(struct timer_wheel *w, struct tlist *pos, int64_t now,
-                                             struct tlist *out)
+/* Move one item of a slot being refined to where its expiry maps now: a
+ * finer slot, or the overdue list's end when it is exactly the clock. */
+TIMER_INLINE_ void timer_wheel_refile_one_(struct timer_wheel *w, struct tlist *pos)
 {
     struct timer_wheel_node *n = timer_wheel_node_of_(pos);
     int64_t expire = n->expire;
+    TIMER_WHEEL_ON_MOVE_();
     pos->next = NULL;                       /* detached from the old slot */
-    if (expire <= now) {
-        n->expire = ~expire;
-        tlist_push_back(out, pos);
-        return 1;
-    }
-    timer_wheel_link_(w, timer_wheel_slot_(now, expire), n);
-    return 0;
+    timer_wheel_link_(w, expire > w->now ? timer_wheel_slot_(w->now, expire) : TIMER_WHEEL_OVERDUE, n);
 }
 
-/* The clock has just moved to now, into slot i: its items are due or move
- * to a finer level (they share every group from i's level up with now).
- * The slots they move to are all empty, below i's level, so the order in
- * which they are visited is free: the walk runs from both ends at once, to
- * keep two cache misses in flight. */
-TIMER_INLINE_ size_t timer_wheel_refile_(struct timer_wheel *w, size_t i, struct tlist *out)
+/* Slot i (level >= 1) is the earliest occupied one and the overdue list is
+ * empty: move the clock to the slot's first tick and spread its items over
+ * the finer levels. Every target is empty, and each is filled by appends in
+ * the slot's own order, so equal expiries keep their arrival order (the
+ * overdue items are all exactly at the new clock: sorted). The walk files
+ * from the front while a second chain of loads runs from the back, so two
+ * cache misses are in flight; the back half is filed afterwards, in order,
+ * from nodes it has already loaded. */
+TIMER_INLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
 {
-    struct tlist *head = &w->slot[i], *a = head->next, *b = head->prev, *na, *pb;
-    int64_t now = w->now;
-    size_t k = 0;
+    struct tlist *head = &w->slot[i], *a = head->next, *b = head->prev, *next;
+    assert(i >= TIMER_WHEEL_SLOTS && !tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE));
     tbitmap_clear(w->occupied, i);
-    for (;;) {
-        if (a == b) {
-            k += timer_wheel_refile_one_(w, a, now, out);
+    w->now = timer_wheel_slot_start_(w->now, i);
+    while (a != b) {
+        next = a->next;
+        timer_wheel_refile_one_(w, a);
+        a = next;
+        if (a == b)
             break;
-        }
-        na = a->next;
-        pb = b->prev;
-        k += timer_wheel_refile_one_(w, a, now, out);
-        k += timer_wheel_refile_one_(w, b, now, out);
-        if (na == b)
-            break;
-        a = na;
-        b = pb;
+        b = b->prev;
     }
-    return k;
+    while (a != head) {
+        next = a->next;
+        timer_wheel_refile_one_(w, a);
+        a = next;
+    }
 }
 
 TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
-    size_t k = 0, i, end;
-    if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
-        if (now >= w->now)
-            k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);
-        else
-            k += timer_wheel_pop_overdue_(w, now, out);
+    size_t k = 0, i = 0;
+    if (now < w->now) {
+        /* Only overdue items can be due: the rest are later than the clock. */
+        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
+            k = timer_wheel_pop_overdue_(w, now, out);
+        w->count -= k;
+        return k;
     }
-    if (now > w->now) {
-        /* now's own slot, at the highest level where now and the clock
-         * differ: everything below it is due, and it gets re-filed. */
-        end = timer_wheel_slot_(w->now, now);
-        i = 0;
-        while ((i = tbitmap_find_first(w->occupied, i, end)) < end)
-            k += timer_wheel_take_slot_(w, i, out);
-        w->now = now;
-        if (tbitmap_test(w->occupied, end))
-            k += timer_wheel_refile_(w, end, out);
+    /* Slots in time order up to now. All slots before i are empty; a refine
+     * fills slots before i and the overdue list, so the search restarts. */
+    for (;;) {
+        struct tlist *head;
+        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
+            k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* all <= clock <= now */
+        i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_OVERDUE);
+        if (i == TIMER_WHEEL_OVERDUE || timer_wheel_slot_start_(w->now, i) > now)
+            break;
+        head = &w->slot[i];
+        if (i < TIMER_WHEEL_SLOTS ||
+            (head->next == head->prev && timer_wheel_node_of_(head->next)->expire <= now)) {
+            k += timer_wheel_take_slot_(w, i, out);     /* one expiry, or one item */
+            i++;
+        } else {
+            timer_wheel_refine_(w, i);
+            i = 0;
+        }
     }
+    /* Every slot left starts after now, so every item stays in the slot its
+     * expiry maps to with the clock at now. */
+    w->now = now;
     w->count -= k;
     return k;
+}
+
+TIMER_INLINE_ int64_t timer_wheel_next_expiry(struct timer_wheel *w)
+{
+    for (;;) {
+        size_t i;
+        struct tlist *head;
+        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
+            return timer_wheel_node_of_(w->slot[TIMER_WHEEL_OVERDUE].next)->expire;
+        i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
+        if (i == TIMER_WHEEL_OVERDUE)
+            return TIMER_NEVER;
+        if (i < TIMER_WHEEL_SLOTS)
+            return timer_wheel_slot_start_(w->now, i);
+        head = &w->slot[i];
+        if (head->next == head->prev)
+            return timer_wheel_node_of_(head->next)->expire;
+        timer_wheel_refine_(w, i);
+    }
 }
 
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
 {
     size_t i;
-    unsigned shift;
     const struct tlist *head;
-    uint64_t high;
     if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
         return timer_wheel_node_of_(w->slot[TIMER_WHEEL_OVERDUE].next)->expire;
     i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
@@ -359,13 +472,16 @@ TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
     head = &w->slot[i];
     if (head->next == head->prev)           /* alone in its slot: exact */
         return timer_wheel_node_of_(head->next)->expire;
-    /* The start of slot i: the clock's groups above its level, the slot's
-     * group, zeros below. Exact at level 0, where a slot is one tick. */
-    shift = (unsigned)(i / TIMER_WHEEL_SLOTS) * TIMER_WHEEL_BITS;
-    high = shift + TIMER_WHEEL_BITS < 64 ? (uint64_t)w->now >> (shift + TIMER_WHEEL_BITS)
-                                                 << (shift + TIMER_WHEEL_BITS)
-                                          : 0;
-    return (int64_t)(high | ((uint64_t)(i % TIMER_WHEEL_SLOTS) << shift));
+    /* The start of slot i: exact at level 0, where a slot is one tick. */
+    return timer_wheel_slot_start_(w->now, i);
+}
+
+/* The wheel never allocates: room for any number of items is always there. */
+TIMER_INLINE_ int timer_wheel_reserve(struct timer_wheel *w, size_t n)
+{
+    (void)w;
+    (void)n;
+    return 0;
 }
 
 TIMER_INLINE_ void timer_wheel_clear(struct timer_wheel *w)
@@ -376,8 +492,7 @@ TIMER_INLINE_ void timer_wheel_clear(struct timer_wheel *w)
         struct tlist *head = &w->slot[i];
         for (pos = head->next; pos != head; pos = next) {
             next = pos->next;
-            pos->next = NULL;
-            pos->prev = NULL;
+            timer_wheel_make_idle_(timer_wheel_node_of_(pos));
         }
         tbitmap_clear(w->occupied, i);
     }
@@ -388,6 +503,19 @@ TIMER_INLINE_ void timer_wheel_clear(struct timer_wheel *w)
 TIMER_INLINE_ void timer_wheel_destroy(struct timer_wheel *w)
 {
     timer_wheel_clear(w);
+}
+
+/* False only when n is pending in a list that none of w's slots heads: in
+ * another container. O(items in n's list); TIMER_DEBUG calls it. */
+TIMER_INLINE_ bool timer_wheel_owns_(const struct timer_wheel *w, const struct timer_wheel_node *n)
+{
+    const struct tlist *pos;
+    if (!timer_wheel_node_pending(n))
+        return true;
+    for (pos = n->link.next; pos != &n->link; pos = pos->next)
+        if ((uintptr_t)pos - (uintptr_t)w->slot < sizeof w->slot)
+            return true;
+    return false;
 }
 
 /* O(n + slots). NULL when every item sits in the slot its expiry maps to,
@@ -430,10 +558,12 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     return NULL;
 }
 
-#define TIMER_WHEEL_DEFINE(type, member) TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
+#define TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member) TIMER_DEFINE_WRAPPERS_(name, type, member, timer_wheel, wheel)
 
-#define TIMER_WHEEL_DEFINE_NAMED(name, type, member)      \
-    typedef struct name { struct timer_wheel wheel; } name; \
-    TIMER_DEFINE_WRAPPERS_(name, type, member, timer_wheel, wheel)
+#define TIMER_WHEEL_DEFINE_NAMED(name, type, member) \
+    TIMER_WHEEL_DEFINE_TYPE(name)                    \
+    TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
+
+#define TIMER_WHEEL_DEFINE(type, member) TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
 
 #endif /* TIMER_WHEEL_H */
