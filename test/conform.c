@@ -6,7 +6,10 @@
  * reference model after each one: a misuse that "changes nothing" is checked
  * by th_verify finding the model, which did not change, still matching.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
 #include "harness.h"
+
+#include <time.h>
 
 static int64_t conf_pow64(int k)
 {
@@ -169,9 +172,8 @@ static void test_pop_exact(void)
     th_fini(&h);
 }
 
-/* Set and heap: non-decreasing expiry; the set FIFO among equal expiries, a
- * reschedule counting as a new insertion. The wheel: the set of items only
- * (th_pop checks whichever the kind promises). */
+/* Every kind: non-decreasing expiry, FIFO among equal expiries, a
+ * reschedule counting as a new insertion (th_pop checks it too). */
 static void test_pop_order(void)
 {
     static const int64_t ex[] = { 5, 3, 5, 1, 3, 5, 1 };
@@ -188,8 +190,7 @@ static void test_pop_order(void)
     TH_EQ(th_pop(&h, 10), 7);
     for (i = 0; i < 7; i++) {
         long id = th_drain_one(&h);
-        if (TK_POP_ORDER == TK_ORDER_FIFO)
-            TH_EQ(id, fifo[i]);
+        TH_EQ(id, fifo[i]);
     }
     th_fini(&h);
 }
@@ -617,6 +618,335 @@ static void test_bulk(void)
     th_fini(&h);
 }
 
+
+/* v2: a struct tlist whose bytes are all zero is an empty list for every
+ * tlist function and for pop; so is one that was emptied again. */
+static void test_zeroed_result_list(void)
+{
+    static struct tlist zs; /* static storage: all zero */
+    struct tlist z, z2, *pos, *tmp;
+    titem *a = th_new_item(0), *b = th_new_item(1);
+    tc c;
+    int n = 0;
+
+    memset(&z, 0, sizeof z);
+    memset(&z2, 0, sizeof z2);
+    TH_EQ(tlist_empty(&z), true);
+    TH_EQ(tlist_empty(&zs), true);
+    TH_EQ(tlist_size(&z), 0);
+    TH_EXPECT(tlist_pop_front(&z) == NULL, "pop_front of a zeroed list");
+    tlist_foreach(pos, &z)
+        n++;
+    tlist_foreach_safe(pos, tmp, &zs)
+        n++;
+    TH_EQ(n, 0);
+    tlist_splice_back(&z, &z2); /* zeroed into zeroed: nothing */
+    TH_EQ(tlist_empty(&z), true);
+
+    /* pop into a zeroed list: nothing due leaves it zeroed-empty; then items */
+    tc_init(&c, 0);
+    TH_EQ(tc_insert(&c, 10, a), 0);
+    TH_EQ(tc_insert(&c, 10, b), 0);
+    TH_EQ(tc_pop(&c, 5, &z), 0);
+    TH_EQ(tlist_empty(&z), true);
+    TH_EQ(tc_pop(&c, 10, &z), 2);
+    TH_EQ(tlist_size(&z), 2);
+    TH_EXPECT(tc_entry(tlist_pop_front(&z)) == a, "first of a zeroed result list");
+    TH_EXPECT(tc_entry(tlist_pop_front(&z)) == b, "second of a zeroed result list");
+    TH_EQ(tlist_empty(&z), true);
+
+    /* push_back / push_front into zeroed heads, splice a zeroed source */
+    memset(&z, 0, sizeof z);
+    tlist_push_back(&z, TH_LINK(a));
+    memset(&z2, 0, sizeof z2);
+    tlist_push_front(&z2, TH_LINK(b));
+    tlist_splice_back(&z, &zs);
+    TH_EQ(tlist_size(&z), 1);
+    tlist_splice_back(&z, &z2);
+    TH_EQ(tlist_size(&z), 2);
+    TH_EQ(tlist_empty(&z2), true);
+    TH_EXPECT(z.next == TH_LINK(a) && z.prev == TH_LINK(b), "splice into a list from a zeroed head");
+    memset(&z2, 0, sizeof z2);
+    tlist_splice_back(&z2, &z); /* a non-empty list into a zeroed one */
+    TH_EQ(tlist_size(&z2), 2);
+    TH_EQ(tlist_empty(&z), true);
+    while (tlist_pop_front(&z2) != NULL)
+        n++;
+    TH_EQ(n, 2);
+    TH_EQ(tc_pending(a), false);
+    TH_EQ(tc_due(a), false);
+    tc_destroy(&c);
+    free(a);
+    free(b);
+}
+
+/* v2: one pop order for every kind. Twenty timers started in order with one
+ * timeout fire in start order (libuv's rule); equal expiries reached through
+ * every wheel level, after reschedules in place and jumps of the clock,
+ * still come out FIFO (th_pop compares each pop's exact sequence). */
+static void test_pop_order_ties(void)
+{
+    struct th h;
+    size_t i;
+    int k;
+
+    th_init(&h, 40, 1000);
+    for (i = 0; i < 20; i++)
+        TH_EQ(th_insert(&h, i, 1500), 0);
+    TH_EQ(th_pop(&h, 1500), 20);
+    for (i = 0; i < 20; i++)
+        TH_EQ(th_drain_one(&h), (long)i);
+
+    /* ties at every scale: inserted far apart in time, so that the wheel
+     * meets them in coarse slots; some rescheduled onto an equal expiry */
+    for (k = 1; k <= 9; k++) {
+        int64_t base = h.clock, e = base + conf_pow64(k) + 5;
+        for (i = 0; i < 40; i++)
+            TH_EQ(th_insert(&h, i, i % 3 == 0 ? e : e + (int64_t)(i % 5)), 0);
+        TH_EQ(th_reschedule(&h, 0, e + 1), 0);  /* goes after the others at e + 1 */
+        TH_EQ(th_reschedule(&h, 6, e), 0);      /* stays at e, goes last there */
+        th_verify(&h);
+        if (k & 1) {
+            th_pop(&h, e + 4); /* one jump takes it all */
+        } else {
+            th_pop(&h, e - 1);
+            th_pop(&h, e + 2);
+            th_pop(&h, e + 4);
+        }
+        th_verify(&h);
+        th_drain_all(&h);
+    }
+    th_fini(&h);
+}
+
+/* The one-place switch of the README: the same calls give the same result
+ * lists whichever container. (lockstep.c runs all three side by side; here
+ * one kind replays a fixed script and compares with a fixed expectation.) */
+static void test_pop_order_script(void)
+{
+    static const long want[] = { 3, 5, 0, 2, 4, 1 };
+    struct th h;
+    size_t i;
+
+    th_init(&h, 6, 0);
+    TH_EQ(th_insert(&h, 0, 7000), 0);
+    TH_EQ(th_insert(&h, 1, 9000), 0);
+    TH_EQ(th_insert(&h, 2, 7000), 0);
+    TH_EQ(th_insert(&h, 3, 100), 0);
+    TH_EQ(th_insert(&h, 4, 7000), 0);
+    TH_EQ(th_insert(&h, 5, 6999), 0);
+    TH_EQ(th_reschedule(&h, 2, 7000), 0); /* after 0 and 4 now */
+    TH_EQ(th_reschedule(&h, 4, 7000), 0); /* after 2 */
+    TH_EQ(th_pop(&h, 10000), 6);
+    for (i = 0; i < 6; i++)
+        TH_EQ(th_drain_one(&h), want[i]);
+    th_fini(&h);
+}
+
+/* v2: next_expiry is exact for every kind (the wheel's min_time may be a
+ * lower bound), TIMER_NEVER when empty, and also TIMER_NEVER for an item
+ * pending there: empty() tells the two apart. */
+static void test_next_expiry(void)
+{
+    struct th h;
+
+    th_init(&h, 6, 0);
+    TH_EQ(th_next_expiry(&h), TIMER_NEVER);
+    TH_EQ(tc_empty(&h.c), true);
+    TH_EQ(th_insert(&h, 0, 1000), 0);
+    TH_EQ(th_insert(&h, 1, 1010), 0);
+    TH_EXPECT(tc_min_time(&h.c) <= 1000, "min_time is later than the earliest expiry");
+    TH_EQ(th_next_expiry(&h), 1000);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, 999), 0);
+    TH_EQ(th_next_expiry(&h), 1000);
+    TH_EQ(th_remove(&h, 0), true); /* cancel the earliest: the next one at once */
+    TH_EQ(th_next_expiry(&h), 1010);
+    TH_EQ(th_insert(&h, 2, 500), 0); /* earlier than the clock may have moved to */
+    TH_EQ(th_next_expiry(&h), 500);
+    TH_EQ(th_pop(&h, 500), 1);
+    TH_EQ(th_next_expiry(&h), 1010);
+    TH_EQ(th_pop(&h, 1010), 1);
+    th_drain_all(&h);
+    TH_EQ(th_next_expiry(&h), TIMER_NEVER);
+
+    /* an item at TIMER_NEVER: not empty, but next_expiry says TIMER_NEVER */
+    TH_EQ(th_insert(&h, 3, TIMER_NEVER), 0);
+    TH_EQ(th_next_expiry(&h), TIMER_NEVER);
+    TH_EQ(tc_empty(&h.c), false);
+    TH_EQ(th_pop(&h, TIMER_NEVER - 1), 0);
+    TH_EQ(th_pop(&h, TIMER_NEVER), 1);
+    th_drain_all(&h);
+
+    /* far items, several per coarse slot, and next_expiry between pops */
+    TH_EQ(th_insert(&h, 0, (INT64_C(1) << 40) + 77), 0);
+    TH_EQ(th_insert(&h, 1, (INT64_C(1) << 40) + 12), 0);
+    TH_EQ(th_insert(&h, 2, (INT64_C(1) << 40) + 12), 0);
+    TH_EQ(th_insert(&h, 3, (INT64_C(1) << 41)), 0);
+    TH_EQ(th_next_expiry(&h), (INT64_C(1) << 40) + 12);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, (INT64_C(1) << 40) + 11), 0);
+    TH_EQ(th_pop(&h, (INT64_C(1) << 40) + 12), 2);
+    TH_EQ(th_next_expiry(&h), (INT64_C(1) << 40) + 77);
+    th_next_expiry_round(&h);
+    th_next_expiry_round(&h);
+    TH_EQ(th_next_expiry(&h), TIMER_NEVER);
+    th_fini(&h);
+}
+
+/* The cancel-oldest-then-next_expiry loop over n requests; the best time of
+ * three runs per call, in ns, and the wheel's refinement moves. */
+static double conf_cancel_loop(size_t n, unsigned long long *moves)
+{
+    titem *items = (titem *)th_alloc(n, sizeof *items);
+    double best = 0;
+    int run;
+
+    *moves = 0;
+    for (run = 0; run < 3; run++) {
+        unsigned long long m0 = tk_moves();
+        int64_t now = 123456789;
+        struct timespec t0, t1;
+        double ns;
+        size_t i;
+        tc c;
+
+        tc_init(&c, now);
+        for (i = 0; i < n; i++) /* one request per tick, 30 s timeout in ms */
+            TH_EQ(tc_insert(&c, now + 30000 + (int64_t)i, &items[i]), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (i = 0; i < n; i++) {
+            TH_EQ(tc_next_expiry(&c), now + 30000 + (int64_t)i);
+            TH_EQ(tc_remove(&c, &items[i]), true); /* answered: cancel the oldest */
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        TH_EQ(tc_next_expiry(&c), TIMER_NEVER);
+        TH_EXPECT(tc_check(&c) == NULL, "check(): %s", tc_check(&c));
+        tc_destroy(&c);
+        ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)n;
+        if (run == 0 || ns < best)
+            best = ns;
+        *moves = tk_moves() - m0;
+    }
+    free(items);
+    return best;
+}
+
+/* v2: next_expiry is amortised O(1): request timeouts with one delay,
+ * cancelled oldest-first with next_expiry after each cancel. The work is
+ * counted where it can be: the items the wheel's refinement moves must stay
+ * below 11 per item whatever N. And as a guard against a scan that moves
+ * nothing, the time per call at 64x the items may grow by at most 16x (a
+ * scan of the remaining items would grow it about 64x); the figures are
+ * printed. */
+static void test_next_expiry_amortised(void)
+{
+    unsigned long long m_small, m_big;
+    double t_small = conf_cancel_loop(1000, &m_small), t_big = conf_cancel_loop(64000, &m_big);
+
+    printf("%s: next_expiry + cancel of the oldest: %.1f ns per call at 1000 requests, %.1f at 64000 (%.2fx); "
+           "items moved by refinement per call: %.2f and %.2f\n",
+           TK_KIND, t_small, t_big, t_big / t_small, (double)m_small / 1000, (double)m_big / 64000);
+    TH_EXPECT(m_small <= 11 * 1000ULL && m_big <= 11 * 64000ULL, "%llu and %llu moves: not amortised O(1)", m_small, m_big);
+    TH_EXPECT(t_big <= 16 * t_small + 50, "next_expiry per call grew %.1fx from 1000 to 64000 items: not O(1)",
+              t_big / t_small);
+}
+
+/* v2: due() is true exactly while an item is popped and still linked. */
+static void test_due_state(void)
+{
+    struct th h;
+
+    th_init(&h, 3, 0);
+    TH_EQ(tc_due(h.item[0]), false);
+    TH_EQ(tc_due(NULL), false);
+    TH_EQ(th_insert(&h, 0, 5), 0);
+    TH_EQ(th_insert(&h, 1, 5), 0);
+    TH_EQ(th_insert(&h, 2, 5), 0);
+    TH_EQ(tc_due(h.item[0]), false);
+    TH_EQ(th_pop(&h, 5), 3);
+    TH_EQ(tc_due(h.item[0]), true);
+    TH_EQ(tc_pending(h.item[0]), false);
+    TH_EQ(th_remove(&h, 1), true);       /* cancelled while due */
+    TH_EQ(tc_due(h.item[1]), false);
+    TH_EQ(th_reschedule(&h, 2, 9), 0);   /* re-armed while due */
+    TH_EQ(tc_due(h.item[2]), false);
+    TH_EQ(th_drain_one(&h), 0);          /* taken off the list: idle */
+    TH_EQ(tc_due(h.item[0]), false);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+/* v2: reserve(n). The set and the wheel never allocate: 0 for any n. The
+ * heap sizes its array at once, keeps that size through pops, and then
+ * cannot fail an insert while fewer than n are pending, even when every
+ * allocation would fail; a reserve it cannot satisfy changes nothing. */
+static void test_reserve(void)
+{
+    const size_t n = 1000;
+    struct th h;
+    size_t i;
+
+    th_init(&h, n + 1, 0);
+    TH_EQ(th_reserve(&h, 0), 0);
+#if defined(TK_HEAP)
+    {
+        size_t cap, npending;
+        TH_EQ(tc_reserve(&h.c, SIZE_MAX), -ENOMEM); /* too big: nothing changed */
+        TH_EQ(h.c.heap.cap, 0);
+        tk_fail_next();
+        TH_EQ(th_reserve(&h, n), -ENOMEM);
+        TH_EQ(h.c.heap.cap, 0);
+        TH_EQ(th_reserve(&h, n), 0);
+        cap = h.c.heap.cap;
+        TH_EXPECT(cap >= n, "reserve(%zu) left a capacity of %zu", n, cap);
+        tk_fail_all(true);
+        for (i = 0; i < n; i++)
+            TH_EQ(th_insert(&h, i, (int64_t)i), 0);
+        TH_EQ(th_insert(&h, n, 5), cap > n ? 0 : -ENOMEM);
+        npending = th_count(&h, TH_PENDING);
+        TH_EQ(th_pop(&h, INT64_MAX), npending);
+        TH_EQ(h.c.heap.cap, cap); /* no shrink below the reservation */
+        th_drain_all(&h);
+        for (i = 0; i < n; i++)
+            TH_EQ(th_insert(&h, i, (int64_t)i), 0);
+        tk_fail_all(false);
+        th_verify(&h);
+        th_reinit(&h, 0); /* destroy drops the reservation */
+        TH_EQ(h.c.heap.cap, 0);
+    }
+#else
+    TH_EQ(th_reserve(&h, n), 0);
+    TH_EQ(tc_reserve(&h.c, SIZE_MAX), 0);
+    for (i = 0; i < n; i++)
+        TH_EQ(th_insert(&h, i, (int64_t)i), 0);
+    TH_EQ(th_pop(&h, INT64_MAX), n);
+#endif
+    th_fini(&h);
+}
+
+/* v2: rescheduling a pending item never allocates, so it cannot fail with
+ * -ENOMEM, even in a full heap whose allocator fails every time. */
+static void test_reschedule_pending_no_alloc(void)
+{
+    const size_t n = 300;
+    struct th h;
+    size_t i;
+
+    th_init(&h, n, 0);
+    for (i = 0; i < n; i++)
+        TH_EQ(th_insert(&h, i, 1000 + (int64_t)i), 0);
+    tk_fail_all(true);
+    for (i = 0; i < n; i++)
+        TH_EQ(th_reschedule(&h, i, 5000 - (int64_t)i), 0);
+    for (i = 0; i < n; i += 7)
+        TH_EQ(th_reschedule(&h, i, 1), 0);
+    tk_fail_all(false);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, INT64_MAX), n);
+    th_fini(&h);
+}
+
 #if defined(TK_HEAP)
 /* A heap that cannot grow: -ENOMEM from insert and from reschedule of idle
  * and due items, with nothing changed; failed shrinks are harmless. */
@@ -737,6 +1067,14 @@ static const struct {
     { "drain_with_callbacks", test_drain_with_callbacks },
     { "min_time_rounds", test_min_time_rounds },
     { "bulk", test_bulk },
+    { "zeroed_result_list", test_zeroed_result_list },
+    { "pop_order_ties", test_pop_order_ties },
+    { "pop_order_script", test_pop_order_script },
+    { "next_expiry", test_next_expiry },
+    { "next_expiry_amortised", test_next_expiry_amortised },
+    { "due_state", test_due_state },
+    { "reserve", test_reserve },
+    { "reschedule_pending_no_alloc", test_reschedule_pending_no_alloc },
 #if defined(TK_HEAP)
     { "heap_nomem", test_heap_nomem },
     { "heap_memory_bound", test_heap_memory_bound },

@@ -24,6 +24,11 @@
  *   pop the earliest within 11 rounds (set and heap: one).
  * - drain_by_rounds: for every clock c, all expiries at once, emptied only
  *   by min_time rounds, each of which must pop the next earliest.
+ * - drain_by_next_expiry: the same emptied by an event loop's rounds,
+ *   t = next_expiry(); pop(t - 1) must pop nothing and pop(t) the earliest
+ *   (next_expiry is exact for every kind); half of the clocks first have
+ *   their latest item removed, so that next_expiry meets a slot emptied
+ *   under it.
  * Run for E and for X (the crossing set), so that clocks and jumps meet every
  * wheel boundary from both sides.
  */
@@ -258,6 +263,30 @@ static void ed_drain_by_rounds(const struct ed_set *s)
     th_fini(&h);
 }
 
+static void ed_drain_by_next_expiry(const struct ed_set *s)
+{
+    struct th h;
+    size_t ci;
+
+    th_init(&h, s->n, 0);
+    for (ci = 0; ci < s->n; ci++) {
+        int guard = 0;
+        th_reinit(&h, s->t[ci]);
+        ed_insert_all(&h, s);
+        if (ci & 1)
+            TH_EQ(th_remove(&h, s->n - 1), true);
+        th_verify(&h);
+        while (th_count(&h, TH_PENDING) > 0 && guard++ < ED_MAX + 8) {
+            th_next_expiry_round(&h);
+            th_verify(&h);
+            ed_drain(&h);
+        }
+        TH_EQ(th_count(&h, TH_PENDING), 0);
+        TH_EQ(th_next_expiry(&h), TIMER_NEVER);
+    }
+    th_fini(&h);
+}
+
 static const struct {
     const char *name;
     void (*run)(const struct ed_set *);
@@ -266,6 +295,7 @@ static const struct {
     { "pop_after_pop", ed_pop_after_pop },
     { "min_time_rounds", ed_min_time_rounds },
     { "drain_by_rounds", ed_drain_by_rounds },
+    { "drain_by_next_expiry", ed_drain_by_next_expiry },
 };
 
 int main(void)

@@ -4,10 +4,12 @@
  *
  * Compiled once per kind (see tk.h). Each step is a random operation on a
  * pool of items in every state (insert, reschedule and remove of idle,
- * pending and due items, misuse included; pop; draining the result list with
- * "callbacks" that touch other items; min_time rounds; clear; destroy+init;
- * freeing items), and after every step th_verify compares everything
- * observable with the model and runs the container's check(). Time jumps by
+ * pending and due items, misuse included; pop; next_expiry, alone and as an
+ * event loop's round; reserve; draining the result list with "callbacks"
+ * that touch other items; min_time rounds; clear; destroy+init; freeing
+ * items), and after every step th_verify compares everything observable
+ * with the model and runs the container's check(); each pop's sequence is
+ * compared item by item. Time jumps by
  * every scale of the wheel (1, 63, 64, 65, 4095, 4096, 64^k +- 1 up to k = 10,
  * anything up to INT64_MAX) and sometimes goes backwards; expiries include 0,
  * INT64_MAX, overdue ones, duplicates, and values at level boundaries.
@@ -27,7 +29,7 @@ static size_t fz_scales_upto[11]; /* fz_scales[0 .. upto[k]) reach at most 64^k 
 
 static struct {
     long ops[TH_DUE + 1][4]; /* [state of the item][insert, reschedule, remove, free] */
-    long pops, popped, drained, rounds, episodes;
+    long pops, popped, drained, rounds, episodes, next_expiry, reserves;
 } fz_stat;
 
 static int64_t fz_pow64(int k)
@@ -228,7 +230,7 @@ static void fz_callback_drain(struct th *h)
         fz_stat.drained++;
         for (k = 0; k < actions; k++) {
             size_t j = fz_pick(h);
-            switch (th_below(6)) {
+            switch (th_below(7)) {
             case 0:
                 th_reschedule(h, (size_t)id, fz_expire(h));
                 break;
@@ -243,6 +245,9 @@ static void fz_callback_drain(struct th *h)
                 break;
             case 4:
                 th_free_item(h, j);
+                break;
+            case 5:
+                th_next_expiry(h); /* a loop computing its next sleep mid-drain */
                 break;
             default:
                 th_free_item(h, (size_t)id);
@@ -282,10 +287,17 @@ static void fz_step(struct th *h)
         fz_stat.ops[s][2]++;
         fz_maybe_fail_all();
         th_remove(h, i);
-    } else if (r < 800) {
+    } else if (r < 760) {
         fz_maybe_fail_all();
         fz_stat.pops++;
         fz_stat.popped += (long)th_pop(h, fz_now(h));
+    } else if (r < 785) {
+        fz_stat.next_expiry++;
+        th_next_expiry(h);
+    } else if (r < 800) {
+        fz_stat.next_expiry++;
+        fz_maybe_fail_all();
+        th_next_expiry_round(h);
     } else if (r < 900) {
         for (k = (int)th_below(6); k > 0 && th_drain_one(h) >= 0; k--)
             fz_stat.drained++;
@@ -298,8 +310,21 @@ static void fz_step(struct th *h)
     } else if (r < 985) {
         fz_stat.ops[s][3]++;
         th_free_item(h, i);
-    } else if (r < 994) {
+    } else if (r < 990) {
         th_null_item(h);
+    } else if (r < 994) {
+        /* reserve: often more than the pool, so that inserts then meet an
+         * allocator that fails and must not care */
+        fz_stat.reserves++;
+        if (th_below(3) == 0)
+            tk_fail_next();
+        th_reserve(h, (size_t)th_below(2 * h->n + 2));
+        if (th_below(2))
+            tk_fail_all(true);
+        for (k = (int)th_below(8); k > 0; k--) {
+            th_insert(h, fz_pick_for_insert(h), fz_expire(h));
+            th_verify(h);
+        }
     } else if (r < 997) {
         th_clear(h);
     } else {
@@ -359,11 +384,13 @@ int main(int argc, char **argv)
         done += len;
     }
     printf("fuzz %s: %ld episodes; insert/reschedule/remove/free of idle %ld/%ld/%ld/%ld, pending %ld/%ld/%ld/%ld, "
-           "due %ld/%ld/%ld/%ld; %ld pops took %ld items; %ld drained; %ld min_time rounds popped\n",
+           "due %ld/%ld/%ld/%ld; %ld pops took %ld items; %ld drained; %ld min_time rounds popped; "
+           "%ld next_expiry; %ld reserve\n",
            TK_KIND, fz_stat.episodes, fz_stat.ops[TH_IDLE][0], fz_stat.ops[TH_IDLE][1], fz_stat.ops[TH_IDLE][2],
            fz_stat.ops[TH_IDLE][3], fz_stat.ops[TH_PENDING][0], fz_stat.ops[TH_PENDING][1], fz_stat.ops[TH_PENDING][2],
            fz_stat.ops[TH_PENDING][3], fz_stat.ops[TH_DUE][0], fz_stat.ops[TH_DUE][1], fz_stat.ops[TH_DUE][2],
-           fz_stat.ops[TH_DUE][3], fz_stat.pops, fz_stat.popped, fz_stat.drained, fz_stat.rounds);
+           fz_stat.ops[TH_DUE][3], fz_stat.pops, fz_stat.popped, fz_stat.drained, fz_stat.rounds,
+           fz_stat.next_expiry, fz_stat.reserves);
     printf("fuzz %s: %s\n", TK_KIND, th_failures ? "FAILED" : "ok");
     return th_failures != 0;
 }

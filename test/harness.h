@@ -4,8 +4,11 @@
  * from a plain reference model (arrays, O(n) per call: it is the contract
  * executed, with no idea how the container works), reports any difference,
  * and then updates the model. th_verify compares everything observable:
- * size, empty, min_time, every item's state and expiry, the result list, and
- * the container's own check(). Failures print the kind, the test, and for the
+ * size, empty, min_time, every item's state (pending(), due()) and expiry,
+ * the result list, and the container's own check(). th_pop checks each
+ * pop's exact sequence: every kind promises one order (non-decreasing
+ * expiry, arrival order among equal expiries). The result list starts
+ * zeroed, never inited: a zeroed struct tlist is an empty list. Failures print the kind, the test, and for the
  * randomised tests the seed, step and operation to replay. Built with
  * -DTH_ABORT_ON_FAIL (the libFuzzer targets), the first failure aborts.
  *
@@ -35,6 +38,9 @@ typedef struct titem titem;
 TK_DEFINE_NAMED(tc, struct titem, node)
 /* DEFINE over a typedef, second member: titem_set, titem_heap or titem_wheel. */
 TK_DEFINE(titem, node2)
+
+/* An item's result-list link: every node type begins with it. */
+#define TH_LINK(it) ((struct tlist *)(void *)&(it)->node)
 
 #define TK_CAT_(a, b, c) a##b##c
 #define TK_CAT(a, b, c) TK_CAT_(a, b, c)
@@ -165,7 +171,7 @@ static const char *const th_state_name[] = { "idle", "pending", "due" };
 struct th_model {
     enum th_state state;
     int64_t expire; /* while pending or due */
-    uint64_t seq;   /* insertion order: the set pops FIFO among equal expiries */
+    uint64_t seq;   /* arrival order: every pop is FIFO among equal expiries */
     uint64_t dseq;  /* while due: position in the result list */
 };
 
@@ -183,6 +189,8 @@ struct th {
     struct th_model *m;
     uint64_t seq, dseq;
     struct tlist out; /* the result list: exactly the due items, in dseq order */
+    size_t reserved;  /* the last successful reserve(n) since init: inserts
+                         while fewer are pending must not fail (the heap) */
     struct th_key *keys;
     unsigned char *seen;
 };
@@ -223,7 +231,7 @@ static inline void th_init(struct th *h, size_t n, int64_t now)
         h->item[i] = th_new_item(i);
     tc_init(&h->c, now);
     h->clock = th_clamp0(now);
-    tlist_init(&h->out);
+    /* h->out stays zeroed (memset above): an empty list without tlist_init */
 }
 
 static inline size_t th_count(const struct th *h, enum th_state s)
@@ -286,7 +294,7 @@ static inline void th_verify(const struct th *h)
     const char *why = tc_check(&h->c);
     size_t i, npending = th_count(h, TH_PENDING), ndue = 0;
     uint64_t last = 0;
-    struct tlist *link;
+    const struct tlist *link;
 
     TH_EXPECT(why == NULL, "check(): %s", why ? why : "");
     TH_EQ(tc_size(&h->c), npending);
@@ -296,14 +304,16 @@ static inline void th_verify(const struct th *h)
         const struct th_model *m = &h->m[i];
         TH_EXPECT(tc_pending(h->item[i]) == (m->state == TH_PENDING), "item %zu: pending() = %d, model says %s", i,
                   (int)tc_pending(h->item[i]), th_state_name[m->state]);
+        TH_EXPECT(tc_due(h->item[i]) == (m->state == TH_DUE), "item %zu: due() = %d, model says %s", i,
+                  (int)tc_due(h->item[i]), th_state_name[m->state]);
         if (m->state != TH_IDLE)
             TH_EXPECT(tc_expire(h->item[i]) == m->expire, "item %zu (%s): expire() = %" PRId64 ", want %" PRId64, i,
                       th_state_name[m->state], tc_expire(h->item[i]), m->expire);
     }
     /* The result list holds exactly the due items, in the order they were
      * appended (removing or rescheduling one must unlink only that one). */
-    for (link = h->out.next; link != &h->out; link = link->next) {
-        long id = th_id_of(h, link, __LINE__);
+    for (link = h->out.next ? h->out.next : &h->out; link != &h->out; link = link->next) {
+        long id = th_id_of(h, (struct tlist *)link, __LINE__);
         if (id < 0 || ++ndue > h->n)
             return;
         TH_EXPECT(link->next->prev == link, "result list: broken back link at item %ld", id);
@@ -345,9 +355,16 @@ static inline void th_check_nomem(int rc, long failed_before)
         TH_EXPECT(tk_failed_allocs() > failed_before, "-ENOMEM although no allocation failed");
 }
 
+/* An allocation may fail only where the heap needs room for one more
+ * item: not below what reserve() promised. */
+static inline bool th_may_need_memory(const struct th *h)
+{
+    return th_count(h, TH_PENDING) >= h->reserved;
+}
+
 static inline int th_insert(struct th *h, size_t i, int64_t expire)
 {
-    bool armed = tk_fail_armed();
+    bool armed = tk_fail_armed() && th_may_need_memory(h);
     long failed = tk_failed_allocs();
     enum th_state s = h->m[i].state;
     int want, alt, rc;
@@ -368,9 +385,11 @@ static inline int th_insert(struct th *h, size_t i, int64_t expire)
     return rc;
 }
 
+/* Rescheduling a pending item never allocates (v2), so it never fails with
+ * -ENOMEM; an idle or due one needs room like an insert. */
 static inline int th_reschedule(struct th *h, size_t i, int64_t expire)
 {
-    bool armed = tk_fail_armed();
+    bool armed = tk_fail_armed() && h->m[i].state != TH_PENDING && th_may_need_memory(h);
     long failed = tk_failed_allocs();
     int want = expire < 0 ? -EINVAL : 0, rc;
 
@@ -393,6 +412,36 @@ static inline bool th_remove(struct th *h, size_t i)
     if (got)
         h->m[i].state = TH_IDLE;
     return got;
+}
+
+/* next_expiry: exact for every kind, TIMER_NEVER when nothing is pending
+ * (and also for an item pending at TIMER_NEVER: empty() tells them apart). */
+static inline int64_t th_next_expiry(struct th *h)
+{
+    int64_t got, want = th_earliest(h);
+    th_note("next_expiry", -1);
+    got = tc_next_expiry(&h->c);
+    TH_EXPECT(got == want, "next_expiry() = %" PRId64 ", want %" PRId64 " (clock %" PRId64 ", %zu pending)", got, want,
+              h->clock, th_count(h, TH_PENDING));
+    return got;
+}
+
+/* reserve(n): 0 (set and wheel always; the heap unless its allocation was
+ * made to fail: -ENOMEM, nothing changed). Afterwards inserts while fewer
+ * than n items are pending must not fail. */
+static inline int th_reserve(struct th *h, size_t n)
+{
+    bool armed = tk_fail_armed();
+    long failed = tk_failed_allocs();
+    int rc;
+
+    th_note_t("reserve", -1, (int64_t)n);
+    rc = tc_reserve(&h->c, n);
+    th_check_rc(__LINE__, "reserve", rc, 0, armed ? -ENOMEM : 0);
+    th_check_nomem(rc, failed);
+    if (rc == 0)
+        h->reserved = n;
+    return rc;
 }
 
 /* NULL is an error for insert (and for reschedule, as every header
@@ -418,7 +467,7 @@ static inline int th_key_cmp(const void *a, const void *b)
  * none lost, none twice, in the order the kind promises. */
 static inline size_t th_pop(struct th *h, int64_t now)
 {
-    struct tlist *last = h->out.prev, *link;
+    struct tlist *last = h->out.prev ? h->out.prev : &h->out, *link;
     size_t i, want = 0, got, k = 0;
     int64_t prev = 0;
 
@@ -436,7 +485,7 @@ static inline size_t th_pop(struct th *h, int64_t now)
 
     got = tc_pop(&h->c, now, &h->out);
 
-    for (link = last->next; link != &h->out; link = link->next, k++) {
+    for (link = tlist_first_(last); link != &h->out; link = link->next, k++) {
         long id = th_id_of(h, link, __LINE__);
         const struct th_model *m;
         if (id < 0 || k >= h->n)
@@ -449,12 +498,10 @@ static inline size_t th_pop(struct th *h, int64_t now)
         }
         TH_EXPECT(!h->seen[id], "pop(%" PRId64 ") delivered item %ld twice", now, id);
         h->seen[id] = 1;
-        if (TK_POP_ORDER == TK_ORDER_FIFO && k < want && h->keys[k].id != (size_t)id)
-            th_fail(__LINE__, "pop(%" PRId64 ") position %zu: item %ld (expire %" PRId64 "), want item %zu (expire %" PRId64 ")",
-                    now, k, id, m->expire, h->keys[k].id, h->keys[k].expire);
-        if (TK_POP_ORDER >= TK_ORDER_EXPIRE && k > 0 && m->expire < prev)
-            th_fail(__LINE__, "pop(%" PRId64 ") position %zu: expire %" PRId64 " after %" PRId64 " (not in expiry order)", now, k,
-                    m->expire, prev);
+        if (k < want && h->keys[k].id != (size_t)id)
+            th_fail(__LINE__, "pop(%" PRId64 ") position %zu: item %ld (expire %" PRId64 "), want item %zu (expire %" PRId64 ")%s",
+                    now, k, id, m->expire, h->keys[k].id, h->keys[k].expire,
+                    k > 0 && m->expire < prev ? " (not in expiry order)" : " (equal expiries out of arrival order?)");
         prev = m->expire;
     }
     TH_EXPECT(got == want && k == want, "pop(%" PRId64 ") returned %zu and appended %zu items, want %zu (clock %" PRId64 ")", now,
@@ -464,7 +511,7 @@ static inline size_t th_pop(struct th *h, int64_t now)
                   h->keys[i].expire);
 
     /* The appended items are due now, in the order they were appended. */
-    for (link = last->next, k = 0; link != &h->out && k < h->n; link = link->next, k++) {
+    for (link = tlist_first_(last), k = 0; link != &h->out && k < h->n; link = link->next, k++) {
         long id = th_id_of(h, link, __LINE__);
         if (id < 0)
             break;
@@ -564,6 +611,7 @@ static inline void th_reinit(struct th *h, int64_t now)
     }
     tc_init(&h->c, now);
     h->clock = th_clamp0(now);
+    h->reserved = 0;
 }
 
 /* A user frees an item: remove first (it may be pending, due or idle), then
@@ -599,6 +647,22 @@ static inline void th_min_time_rounds(struct th *h)
     }
     th_fail(__LINE__, "after 11 rounds of pop(min_time()) the earliest item (expire %" PRId64 ") is still pending; "
                       "min_time() = %" PRId64 ", clock %" PRId64, e, t, h->clock);
+}
+
+/* What an event loop does: t = next_expiry(); pop(t). It must pop the
+ * earliest item at once (next_expiry is exact), and pop nothing at t - 1. */
+static inline void th_next_expiry_round(struct th *h)
+{
+    int64_t t;
+    if (th_count(h, TH_PENDING) == 0) {
+        TH_EQ(th_next_expiry(h), TIMER_NEVER);
+        return;
+    }
+    t = th_next_expiry(h);
+    th_verify(h);
+    if (t > 0)
+        TH_EQ(th_pop(h, t - 1), 0);
+    TH_EXPECT(th_pop(h, t) >= 1, "pop(next_expiry() = %" PRId64 ") popped nothing", t);
 }
 
 /* destroy, and make sure every item ends idle and every heap block is freed. */

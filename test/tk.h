@@ -22,11 +22,6 @@
 #error "compile with exactly one of -DTK_SET, -DTK_HEAP, -DTK_WHEEL"
 #endif
 
-/* What the contract promises about the order of the items one pop appends. */
-#define TK_ORDER_ANY 0    /* wheel: only the set of items is promised */
-#define TK_ORDER_EXPIRE 1 /* heap: non-decreasing expiry */
-#define TK_ORDER_FIFO 2   /* set: non-decreasing expiry, insertion order among equal ones */
-
 #if defined(TK_HEAP)
 /* The test allocator: tk_alloc.fail_in = k makes the k-th allocation from now
  * fail; fail_all makes every one fail (the heap must then still shrink safely). */
@@ -68,7 +63,6 @@ static void tk_free(void *ptr)
 #define TK_NODE struct timer_set_node
 #define TK_DEFINE TIMER_SET_DEFINE
 #define TK_DEFINE_NAMED TIMER_SET_DEFINE_NAMED
-#define TK_POP_ORDER TK_ORDER_FIFO
 #define TK_MIN_EXACT 1
 #elif defined(TK_HEAP)
 #include "timer_heap.h"
@@ -77,16 +71,18 @@ static void tk_free(void *ptr)
 #define TK_NODE struct timer_heap_node
 #define TK_DEFINE TIMER_HEAP_DEFINE
 #define TK_DEFINE_NAMED TIMER_HEAP_DEFINE_NAMED
-#define TK_POP_ORDER TK_ORDER_EXPIRE
 #define TK_MIN_EXACT 1
 #else
+/* Count the items the wheel's refinement moves: next_expiry must stay
+ * amortised O(1) (conform.c, next_expiry_amortised). */
+static unsigned long long tk_wheel_moves;
+#define TIMER_WHEEL_ON_MOVE_() ((void)tk_wheel_moves++)
 #include "timer_wheel.h"
 #define TK_KIND "wheel"
 #define TK_SUFFIX wheel
 #define TK_NODE struct timer_wheel_node
 #define TK_DEFINE TIMER_WHEEL_DEFINE
 #define TK_DEFINE_NAMED TIMER_WHEEL_DEFINE_NAMED
-#define TK_POP_ORDER TK_ORDER_ANY
 #define TK_MIN_EXACT 0 /* a lower bound; see th_check_min_time */
 #endif
 
@@ -128,6 +124,16 @@ static inline long tk_failed_allocs(void)
 {
 #if defined(TK_HEAP)
     return tk_alloc.failed;
+#else
+    return 0;
+#endif
+}
+
+/* Moves made by the wheel's refinement so far (0 for the other kinds). */
+static inline unsigned long long tk_moves(void)
+{
+#if defined(TK_WHEEL)
+    return tk_wheel_moves;
 #else
     return 0;
 #endif

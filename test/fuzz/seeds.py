@@ -15,6 +15,10 @@ import struct
 INSERT, RESCHEDULE, REMOVE, POP, DRAIN, CB_DRAIN, ROUNDS, CLEAR, REINIT, FREE, NULL, \
     FAIL_INS, FAIL_ALL, BURST, NEAR, POP_AT = range(16)
 FAIL_RESCHEDULE, FAIL_REMOVE = FAIL_INS + 16, FAIL_ALL + 16
+# v2: next_expiry (alone, and an event loop's round: t = next_expiry(); pop(t));
+# reserve(n byte), and reserve then every allocation fails
+NEXT, NEXT_ROUND = ROUNDS + 16, ROUNDS + 32
+RESERVE, RESERVE_FAIL_ALL = NULL + 16, NULL + 48
 
 # Callback actions (target.c, fz_callback).
 CB_REARM_SELF, CB_INSERT, CB_RESCHEDULE, CB_REMOVE, CB_FREE, CB_FREE_SELF = range(6)
@@ -111,6 +115,16 @@ SEEDS = {
                       [POP] + scale(2, 1), [CLEAR], [INSERT, 2] + after(1), [FREE, 0], [FREE, 2],
                       [INSERT, 3] + after(70), [REINIT] + after(100), [INSERT, 3] + scale(1),
                       [NEAR, 3, 5], [ROUNDS], [POP] + mintime(), [DRAIN, 7]),
+    # v2: equal expiries (one pop order for every kind), next_expiry after
+    # cancels of the earliest, event-loop rounds, reserve then failing allocations
+    'order': prog(40, small(0),
+                  [BURST] + after(50) + [15] + [i for i in range(16) for _ in (0, 0)],
+                  [RESCHEDULE, 3] + dup(0), [NEAR, 5, 0],
+                  [INSERT, 20] + scale(3), [INSERT, 21] + dup(20), [INSERT, 22] + scale(3, 1),
+                  [NEXT], [REMOVE, 0], [NEXT], [REMOVE, 1], [NEXT], [NEXT_ROUND], [NEXT_ROUND],
+                  [RESERVE, 30], [RESERVE_FAIL_ALL, 38],
+                  *[[INSERT, 23 + i] + scale(2, i) for i in range(8)],
+                  [POP] + scale(3, 2), [DRAIN, 7], [NEXT_ROUND], [CB_DRAIN] + end(0), [NEXT]),
 }
 
 

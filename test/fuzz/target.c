@@ -10,6 +10,10 @@
  *       a crash file) with any compiler, -m32, valgrind...; FZ_TRACE=1
  *       prints each operation and the state after it.
  *
+ * The operations include v2's next_expiry (alone, and as an event loop's
+ * round: t = next_expiry(); pop(t)) and reserve, and every pop's sequence is
+ * compared item by item (one order for every kind).
+ *
  * The input is a program. Its first byte sizes the pool of items (1..312),
  * then a time (the container's initial clock); after that each operation is
  * an opcode byte and its operands. Every operation goes through the
@@ -214,8 +218,14 @@ static void fz_step(struct th *h)
             }
         }
         break;
-    case 6: /* the 11-round min_time guarantee (one round for set and heap) */
-        th_min_time_rounds(h);
+    case 6: /* the 11-round min_time guarantee (one round for set and heap);
+               +16: next_expiry, +32: an event loop's round on it */
+        if (op & 16)
+            th_next_expiry(h);
+        else if (op & 32)
+            th_next_expiry_round(h);
+        else
+            th_min_time_rounds(h);
         break;
     case 7:
         th_clear(h);
@@ -227,8 +237,14 @@ static void fz_step(struct th *h)
     case 9:
         th_free_item(h, fz_item(h));
         break;
-    case 10:
-        th_null_item(h);
+    case 10: /* NULL items; +16: reserve(n), then maybe every allocation fails */
+        if (op & 16) {
+            th_reserve(h, fz_byte() % (2 * h->n + 2));
+            if (op & 32)
+                tk_fail_all(true);
+        } else {
+            th_null_item(h);
+        }
         break;
     case 11: /* the heap's next allocation fails: insert or reschedule */
         i = fz_item(h);
