@@ -1,0 +1,43 @@
+/* types_a.c - uses the public header alone: the types are complete (sizeof,
+ * embedding, static storage) and no timer function was brought in. */
+#include "types_pub.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#if defined(TIMER_WHEEL_H) || defined(TIMER_HEAP_H) || defined(TIMER_SET_H) || defined(TIMER_LIST_H)
+#error "TIMER_TYPES_ONLY brought in functions"
+#endif
+
+/* These would clash with the headers' functions had they been declared. */
+static int timer_wheel_insert(int x) { return x + 1; }
+static int tlist_init(int x) { return x * 2; }
+static int srv_idle_timers_insert(int x) { return x - 1; }
+
+static struct srv server; /* static storage: zeroed */
+
+int main(void)
+{
+    struct srv_conn conns[3];
+    int fds[8], n, bad = 0;
+
+    memset(conns, 0, sizeof conns); /* zeroed nodes: idle */
+    bad |= timer_wheel_insert(1) != 2 || tlist_init(2) != 4 || srv_idle_timers_insert(3) != 2;
+    bad |= TIMER_NEVER != INT64_MAX || TIMER_VERSION_MAJOR != 2;
+    srv_init(&server, 1000);
+    conns[0].fd = 10;
+    conns[1].fd = 11;
+    conns[2].fd = 12;
+    bad |= srv_watch(&server, &conns[0], 5000, 2500, 9000) != 0;
+    bad |= srv_watch(&server, &conns[1], 2500, 7000, 2500) != 0;
+    bad |= srv_watch(&server, &conns[2], 2500, 2500, 2500) != 0;
+    n = srv_expire(&server, 2500, fds, 8);
+    /* by 2500: idle 11, 12; request 10, 12; job 11, 12 (each kind FIFO) */
+    bad |= n != 6 || fds[0] != 11 || fds[1] != 12 || fds[2] != 10 || fds[3] != 12 || fds[4] != 11 || fds[5] != 12;
+    n = srv_expire(&server, 10000, fds, 8);
+    bad |= n != 3 || fds[0] != 10 || fds[1] != 11 || fds[2] != 10;
+    srv_fini(&server);
+    printf("types only: public header with %zu-byte struct srv and %zu-byte struct srv_conn, no functions: %s\n",
+           sizeof server, sizeof conns[0], bad ? "FAILED" : "ok");
+    return bad;
+}
