@@ -16,9 +16,12 @@
 #       install make the same files (pkg/ holds the templates all three fill).
 #   make uninstall [PREFIX=...] [DESTDIR=]        removes exactly those files
 #       and the timer_containers directories, if nothing else is in them.
+#   make test-pkg   every packaging route of test/pkg.sh (make install,
+#       pkg-config, find_package, add_subdirectory, FetchContent, meson),
+#       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
 .PHONY: all test bench examples fuzz soak bench-peers peers-deps plot clean \
-	install uninstall
+	install uninstall test-pkg
 
 all: test
 
@@ -50,6 +53,9 @@ clean:
 	@$(MAKE) --no-print-directory -C test clean
 	@$(MAKE) --no-print-directory -C bench clean
 	@$(MAKE) --no-print-directory -C examples clean
+
+test-pkg:
+	@sh test/pkg.sh all test/build/pkg
 
 # Installation. The version comes from list.h, its one source of truth.
 PREFIX ?= /usr/local
