@@ -5,9 +5,23 @@
 # libevent, BSD tree.h side by side; SVG charts with gnuplot).
 # make examples builds the programs under examples/ (make test runs their tests).
 # make fuzz (FUZZ_SECONDS=60 per container) and make soak: the long checks.
-# Each directory owns its build; this file only dispatches.
+# Each directory owns its build; this file only dispatches, and installs:
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=]   the headers, as
+#       <timer_containers/timer_wheel.h>, into $(INCLUDEDIR)/timer_containers/;
+#       timer-containers.pc into $(PKGCONFIGDIR); the CMake package files
+#       (find_package(timer_containers)) into $(CMAKEDIR). Header-only, so
+#       everything goes under share/ except the headers; INCLUDEDIR, DATADIR,
+#       PKGCONFIGDIR and CMAKEDIR may be set too. cmake --install and meson
+#       install make the same files (pkg/ holds the templates all three fill).
+#   make uninstall [PREFIX=...] [DESTDIR=]        removes exactly those files
+#       and the timer_containers directories, if nothing else is in them.
+#   make test-pkg   every packaging route of test/pkg.sh (make install,
+#       pkg-config, find_package, add_subdirectory, FetchContent, meson),
+#       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
-.PHONY: all test bench examples fuzz soak bench-peers peers-deps plot clean
+.PHONY: all test bench examples fuzz soak bench-peers peers-deps plot clean \
+	install uninstall test-pkg
 
 all: test
 
@@ -39,3 +53,55 @@ clean:
 	@$(MAKE) --no-print-directory -C test clean
 	@$(MAKE) --no-print-directory -C bench clean
 	@$(MAKE) --no-print-directory -C examples clean
+
+test-pkg:
+	@sh test/pkg.sh all test/build/pkg
+
+# Installation. The version comes from list.h, its one source of truth.
+PREFIX ?= /usr/local
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+PKGCONFIGDIR ?= $(DATADIR)/pkgconfig
+CMAKEDIR ?= $(DATADIR)/cmake/timer_containers
+INSTALL ?= install
+
+HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h
+VERSION := $(shell sed -n 's/^.define TIMER_VERSION "\([0-9.]*\)".*/\1/p' list.h)
+
+# The template variables, as CMakeLists.txt and meson.build compute them. A
+# directory inside PREFIX is written relative to it (tc_rel), so that the
+# CMake files find the prefix from where they lie (relocatable); the .pc file
+# names the prefix and refers to it.
+tc_empty :=
+tc_space := $(tc_empty) $(tc_empty)
+tc_rel = $(patsubst $(PREFIX)/%,%,$(1))
+tc_up = $(subst $(tc_space),/,$(patsubst %,..,$(subst /, ,$(1))))
+TC_INCLUDEDIR_REL = $(call tc_rel,$(INCLUDEDIR))
+TC_CMAKEDIR_REL = $(call tc_rel,$(CMAKEDIR))
+TC_SUBST = sed -e 's|@VERSION@|$(VERSION)|g' \
+	-e 's|@PREFIX@|$(PREFIX)|g' \
+	-e 's|@PC_INCLUDEDIR@|$(if $(filter /%,$(TC_INCLUDEDIR_REL)),$(INCLUDEDIR),$${prefix}/$(TC_INCLUDEDIR_REL))|g' \
+	-e 's|@INCLUDEDIR_REL@|$(TC_INCLUDEDIR_REL)|g' \
+	-e 's|@CMAKEDIR_TO_PREFIX@|$(if $(filter /%,$(TC_CMAKEDIR_REL)),$(PREFIX),$(call tc_up,$(TC_CMAKEDIR_REL)))|g'
+
+# The generated files are written straight into place (no build output in
+# the checkout, which may belong to another user than `sudo make install`).
+install:
+	@test -n '$(VERSION)' || { echo 'make install: list.h has no #define TIMER_VERSION "X.Y.Z"' >&2; exit 1; }
+	$(INSTALL) -d '$(DESTDIR)$(INCLUDEDIR)/timer_containers' '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(CMAKEDIR)'
+	$(INSTALL) -m 644 $(HEADERS) '$(DESTDIR)$(INCLUDEDIR)/timer_containers'
+	$(TC_SUBST) pkg/timer-containers.pc.in >'$(DESTDIR)$(PKGCONFIGDIR)/timer-containers.pc'
+	$(TC_SUBST) pkg/timer_containersConfig.cmake.in >'$(DESTDIR)$(CMAKEDIR)/timer_containersConfig.cmake'
+	$(TC_SUBST) pkg/timer_containersConfigVersion.cmake.in >'$(DESTDIR)$(CMAKEDIR)/timer_containersConfigVersion.cmake'
+	chmod 644 '$(DESTDIR)$(PKGCONFIGDIR)/timer-containers.pc' \
+		'$(DESTDIR)$(CMAKEDIR)/timer_containersConfig.cmake' \
+		'$(DESTDIR)$(CMAKEDIR)/timer_containersConfigVersion.cmake'
+
+uninstall:
+	for h in $(HEADERS); do rm -f "$(DESTDIR)$(INCLUDEDIR)/timer_containers/$$h"; done
+	rm -f '$(DESTDIR)$(PKGCONFIGDIR)/timer-containers.pc' \
+		'$(DESTDIR)$(CMAKEDIR)/timer_containersConfig.cmake' \
+		'$(DESTDIR)$(CMAKEDIR)/timer_containersConfigVersion.cmake'
+	for d in '$(DESTDIR)$(INCLUDEDIR)/timer_containers' '$(DESTDIR)$(CMAKEDIR)'; do \
+		if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || echo "kept $$d: it holds other files"; fi; \
+	done
