@@ -141,14 +141,30 @@ TIMER_INLINE_ size_t tlist_size(const struct tlist *head)
     return n;
 }
 
-TIMER_INLINE_ void tlist_push_back(struct tlist *head, struct tlist *link)
+/* The unchecked forms the containers use on heads they know are inited
+ * (slot heads, and a result list after tlist_ready_), as the kernel's
+ * __list_add sits under list_add: no zeroed-head test per item. */
+TIMER_INLINE_ void tlist_push_back_(struct tlist *head, struct tlist *link)
 {
-    struct tlist *last = tlist_last_(head);
+    struct tlist *last = head->prev;
     assert(link->next == NULL && "tlist_push_back: link is already in a list");
     link->next = head;
     link->prev = last;
     last->next = link;
     head->prev = link;
+}
+
+/* A zeroed head becomes an inited one (both are empty lists): once per pop. */
+TIMER_INLINE_ void tlist_ready_(struct tlist *head)
+{
+    if (head->next == NULL)
+        tlist_init(head);
+}
+
+TIMER_INLINE_ void tlist_push_back(struct tlist *head, struct tlist *link)
+{
+    tlist_ready_(head);
+    tlist_push_back_(head, link);
 }
 
 TIMER_INLINE_ void tlist_push_front(struct tlist *head, struct tlist *link)
@@ -183,16 +199,22 @@ TIMER_INLINE_ struct tlist *tlist_pop_front(struct tlist *head)
     return link;
 }
 
-TIMER_INLINE_ void tlist_splice_back(struct tlist *dst, struct tlist *src)
+/* Unchecked: dst inited, src inited and not empty; src is left as it was. */
+TIMER_INLINE_ void tlist_splice_back_(struct tlist *dst, struct tlist *src)
 {
-    struct tlist *first = src->next, *last = src->prev, *tail;
-    if (first == src || first == NULL)
-        return;
-    tail = tlist_last_(dst);
+    struct tlist *first = src->next, *last = src->prev, *tail = dst->prev;
     first->prev = tail;
     tail->next = first;
     last->next = dst;
     dst->prev = last;
+}
+
+TIMER_INLINE_ void tlist_splice_back(struct tlist *dst, struct tlist *src)
+{
+    if (src->next == src || src->next == NULL)
+        return;
+    tlist_ready_(dst);
+    tlist_splice_back_(dst, src);
     tlist_init(src);
 }
 

@@ -182,11 +182,12 @@ TIMER_INLINE_ void timer_heap_make_idle_(struct timer_heap_node *n)
     n->u.link.prev = NULL;
 }
 
+/* out is inited (tlist_ready_) */
 TIMER_INLINE_ void timer_heap_make_due_(struct timer_heap_node *n, struct tlist *out)
 {
     n->expire = ~n->expire;
     n->u.link.next = NULL;
-    tlist_push_back(out, &n->u.link);
+    tlist_push_back_(out, &n->u.link);
 }
 
 TIMER_INLINE_ void timer_heap_init(struct timer_heap *h, int64_t now)
@@ -422,17 +423,22 @@ TIMER_INLINE_ void timer_heap_flush_run_(struct tlist *run, struct tlist *out)
 TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tlist *out)
 {
     size_t k = 0;
-    struct tlist *run = NULL, *tail = NULL;
+    struct tlist *run = NULL, *tail = NULL;   /* popped, one expiry, not handed out yet */
     int64_t run_expire = 0;
     if (now > h->now)
         h->now = now;
+    tlist_ready_(out);
     while (h->count > 0 && h->a[0].expire <= now) {
         struct timer_heap_node *n = h->a[0].node;
         int64_t e = h->a[0].expire;
         timer_heap_delete_(h, 0);
-        /* Gather equal expiries: a run ends where the expiry grows. */
+        /* A run ends where the expiry grows; one of a single node (the
+         * common case) is handed out without sorting. */
         if (run != NULL && e != run_expire) {
-            timer_heap_flush_run_(run, out);
+            if (run == tail)
+                timer_heap_make_due_(timer_heap_node_of_(run), out);
+            else
+                timer_heap_flush_run_(run, out);
             run = NULL;
         }
         n->u.link.next = NULL;
@@ -444,7 +450,9 @@ TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tl
         run_expire = e;
         k++;
     }
-    if (run != NULL)
+    if (run == tail && run != NULL)
+        timer_heap_make_due_(timer_heap_node_of_(run), out);
+    else if (run != NULL)
         timer_heap_flush_run_(run, out);
     if (k)
         timer_heap_shrink_(h);

@@ -150,11 +150,12 @@ TIMER_INLINE_ void timer_set_make_idle_(struct timer_set_node *n)
     n->u.link.prev = NULL;
 }
 
+/* out is inited (tlist_ready_) */
 TIMER_INLINE_ void timer_set_make_due_(struct timer_set_node *n, struct tlist *out)
 {
     n->parent = 0;
     n->u.link.next = NULL;
-    tlist_push_back(out, &n->u.link);
+    tlist_push_back_(out, &n->u.link);
 }
 
 TIMER_INLINE_ void timer_set_init(struct timer_set *s, int64_t now)
@@ -406,6 +407,7 @@ TIMER_INLINE_ size_t timer_set_pop(struct timer_set *s, int64_t now, struct tlis
     struct timer_set_node *n;
     if (now > s->now)
         s->now = now;
+    tlist_ready_(out);
     while ((n = s->first) != NULL && n->expire <= now) {
         timer_set_erase_(s, n);
         timer_set_make_due_(n, out);

@@ -226,7 +226,7 @@ TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct tim
         tbitmap_set(w->occupied, i);
         tlist_init(head);
     }
-    tlist_push_back(head, &n->link);
+    tlist_push_back_(head, &n->link);
 }
 
 /* Overdue items are kept sorted (FIFO among equal expiries). Inserts at
@@ -246,7 +246,7 @@ TIMER_INLINE_ void timer_wheel_link_overdue_(struct timer_wheel *w, struct timer
     for (pos = head->prev; pos != head; pos = pos->prev)
         if (timer_wheel_node_of_(pos)->expire <= n->expire)
             break;
-    tlist_push_back(pos->next, &n->link);   /* i.e. link n just after pos */
+    tlist_push_back_(pos->next, &n->link);  /* i.e. link n just after pos */
 }
 
 /* File an unlinked node at `expire` relative to the current clock. */
@@ -313,7 +313,7 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
             n->expire = expire;
             if (n->link.next != head) {
                 tlist_remove(&n->link);
-                tlist_push_back(head, &n->link);
+                tlist_push_back_(head, &n->link);
             }
             return 0;
         }
@@ -343,7 +343,7 @@ TIMER_INLINE_ size_t timer_wheel_take_slot_(struct timer_wheel *w, size_t i, str
             break;
         b = b->prev;
     }
-    tlist_splice_back(out, head);
+    tlist_splice_back_(out, head);
     tbitmap_clear(w->occupied, i);
     return k;
 }
@@ -357,7 +357,7 @@ TIMER_INLINE_ size_t timer_wheel_pop_overdue_(struct timer_wheel *w, int64_t now
         struct timer_wheel_node *n = timer_wheel_node_of_(pos);
         tlist_remove(pos);
         timer_wheel_make_due_(n);
-        tlist_push_back(out, pos);
+        tlist_push_back_(out, pos);
         k++;
     }
     if (tlist_empty(head))
@@ -407,7 +407,8 @@ TIMER_INLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
 
 TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
-    size_t k = 0, i = 0;
+    size_t k = 0, i = 0, end;
+    tlist_ready_(out);
     if (now < w->now) {
         /* Only overdue items can be due: the rest are later than the clock. */
         if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
@@ -415,22 +416,25 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
         w->count -= k;
         return k;
     }
-    /* Slots in time order up to now. All slots before i are empty; a refine
-     * fills slots before i and the overdue list, so the search restarts. */
-    for (;;) {
-        struct tlist *head;
-        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-            k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* all <= clock <= now */
-        i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_OVERDUE);
-        if (i == TIMER_WHEEL_OVERDUE || timer_wheel_slot_start_(w->now, i) > now)
-            break;
-        head = &w->slot[i];
+    /* The occupied slots in time order, up to `end`, the slot that now
+     * falls in: every slot before it starts at or before now too, every one
+     * after it later. All slots before i are empty; a refine moves the
+     * clock (so `end` with it) and fills slots before i and the overdue
+     * list, so the search starts again. */
+    if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
+        k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* all <= clock <= now */
+    end = now > w->now ? timer_wheel_slot_(w->now, now) : 0;
+    while (now > w->now && (i = tbitmap_find_first(w->occupied, i, end + 1)) <= end) {
+        struct tlist *head = &w->slot[i];
         if (i < TIMER_WHEEL_SLOTS ||
             (head->next == head->prev && timer_wheel_node_of_(head->next)->expire <= now)) {
             k += timer_wheel_take_slot_(w, i, out);     /* one expiry, or one item */
             i++;
         } else {
             timer_wheel_refine_(w, i);
+            if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
+                k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* exactly at the clock */
+            end = now > w->now ? timer_wheel_slot_(w->now, now) : 0;
             i = 0;
         }
     }
