@@ -176,16 +176,20 @@ int tthread_add(struct tthread *tt, struct tthread_timer *t, int64_t expire_ms, 
 enum tthread_cancel_result tthread_cancel(struct tthread *tt, struct tthread_timer *t)
 {
     enum tthread_cancel_result r;
-    bool was_pending;
 
     pthread_mutex_lock(&tt->lock);
-    was_pending = tthread_wheel_pending(t);
-    /* remove() takes a pending timer out of the wheel, and a due one out of
-     * the worker queue, where pop linked it. An idle timer is a worker's. */
-    if (!tthread_wheel_remove(&tt->wheel, t))
+    /* The timer's state says it all. Due: pop linked it into the worker
+     * queue and no worker has taken it yet; remove() takes it out of the
+     * queue. Pending: remove() takes it out of the wheel. Idle: a worker has
+     * it (or it was never added). */
+    if (tthread_wheel_due(t)) {
+        tthread_wheel_remove(&tt->wheel, t);
+        r = TTHREAD_CANCELLED_DUE;
+    } else if (tthread_wheel_remove(&tt->wheel, t)) {
+        r = TTHREAD_CANCELLED_PENDING;
+    } else {
         r = TTHREAD_TOO_LATE;
-    else
-        r = was_pending ? TTHREAD_CANCELLED_PENDING : TTHREAD_CANCELLED_DUE;
+    }
     pthread_mutex_unlock(&tt->lock);
     return r;
 }
