@@ -4,8 +4,10 @@
  * been silent for TIMEOUT ms is closed. One thread handles both kinds of
  * event: epoll reports the network, and a timer container holds one timer
  * per connection, pushed back each time the connection says something.
- * epoll_wait sleeps exactly until the earliest timer, so the server makes no
- * periodic wake-ups and does no work per connection unless it hears from it.
+ * epoll_wait sleeps until the earliest timer's expiry (next_expiry, exact
+ * for every container), or for ever when there is no timer, so the server
+ * makes no periodic wake-ups, no wake-up that finds nothing to do, and does
+ * no work per connection unless it hears from it.
  *
  *   heartbeat_server -p PORT [-a ADDR] [-P PERIOD_MS] [-t TIMEOUT_MS] [-c MAX_CONNS]
  *
@@ -18,10 +20,16 @@
  * stdout, one line per event (line-buffered, for people and for the test):
  *   listening ADDR:PORT container=wheel period_ms=P timeout_ms=T
  *   idle-close PEER_ADDR:PEER_PORT silent_us=N at_us=M
- *   exit accepted=N idle_closed=N peer_closed=N open_at_exit=N refused=N
+ *   idle-wakeup at_us=M early_us=N
+ *   exit accepted=N idle_closed=N peer_closed=N open_at_exit=N refused=N timer_wakeups=N idle_wakeups=N
  * silent_us: since the server last heard from the connection; at_us: the
  * moment of the close on CLOCK_MONOTONIC, which every process on the machine
  * shares, so that a client can line it up with its own clock.
+ * timer_wakeups: times epoll_wait returned with no event (its timeout, i.e.
+ * a timer, woke the server) and a timer was due; idle_wakeups: such returns
+ * with no timer due, a wasted wake-up, each also logged by an idle-wakeup
+ * line (early_us: how long before the earliest expiry it came). The loop is
+ * built so that there are none: the test checks that.
  * SIGINT or SIGTERM closes every connection, prints the exit line, exits 0.
  *
  * The container is the wheel; build with -DHEARTBEAT_USE_HEAP or
@@ -84,6 +92,7 @@ struct server {
     size_t greeting_len;
     conn_timers timers;         /* time unit: ms of CLOCK_MONOTONIC */
     size_t open, accepted, idle_closed, peer_closed, refused;
+    size_t timer_wakeups, idle_wakeups;
 };
 
 static const char *prog = "heartbeat_server";
@@ -147,19 +156,32 @@ static int64_t expiry_after(const struct server *srv, int64_t heard_ns)
     return heard_ns / 1000000 + srv->timeout_ms + 1;
 }
 
-/* How long epoll_wait may sleep: until the earliest timer, or for ever when
- * there is none. The wheel's min_time may be earlier than the earliest
- * expiry (never later); then the loop wakes early, pops nothing and asks
- * again with a sharper answer. */
-static int wait_ms(const conn_timers *timers, int64_t now_ms)
+/* How long epoll_wait may sleep, read at now_ns: until the earliest expiry,
+ * or for ever when there is no timer. empty() is the test for "no timer":
+ * next_expiry is TIMER_NEVER then, but a timer may also be set for
+ * TIMER_NEVER itself. next_expiry is exact (min_time, the wheel's O(1)
+ * lower bound, may be early: sleeping until it would wake the server to
+ * pop nothing).
+ *
+ * Rounding. The timer at `next` is due once the clock's ms, rounded down,
+ * reaches next, i.e. from the instant next * 1 ms on. With now_ms = now_ns
+ * rounded down to a ms, a timeout of next - now_ms whole ms ends at
+ * now_ns + (next - now_ms) ms >= next ms: never before the expiry, and no
+ * later than 1 ms after it (one ms less could end before it). The kernel
+ * starts the timeout after we read the clock, and ends it no earlier, on
+ * the same CLOCK_MONOTONIC; should it ever return before the expiry all the
+ * same, pop finds nothing, the loop asks again, and the answer is a timeout
+ * of at least 1 ms: it waits again, it never spins. */
+static int wait_ms(conn_timers *timers, int64_t now_ns)
 {
-    int64_t next = conn_timers_min_time(timers);
-    if (next == TIMER_NEVER)
+    int64_t next, now_ms = now_ns / 1000000;
+    if (conn_timers_empty(timers))
         return -1;
+    next = conn_timers_next_expiry(timers);
     if (next <= now_ms)
         return 0;
     if (next - now_ms > INT_MAX)
-        return INT_MAX;
+        return INT_MAX;         /* 24.8 days: then one wake-up finds nothing due and waits again */
     return (int)(next - now_ms);
 }
 
@@ -376,17 +398,29 @@ static void server_open(struct server *srv, const char *addr, int port)
            (unsigned)ntohs(sa.sin_port), CONN_TIMERS_KIND, srv->period_ms, srv->timeout_ms);
 }
 
+/* epoll_wait returned no event, so its timeout woke us, yet no timer was
+ * due: wait_ms() is built to make this never happen. Count and log it. */
+static void idle_wakeup(struct server *srv, int64_t now_ns)
+{
+    int64_t next = conn_timers_next_expiry(&srv->timers);
+    srv->idle_wakeups++;
+    printf("idle-wakeup at_us=%lld early_us=%lld\n", (long long)(now_ns / 1000),
+           conn_timers_empty(&srv->timers) || next > INT64_MAX / 1000 ? -1LL
+           : (long long)(next * 1000 - now_ns / 1000));
+}
+
 static void server_run(struct server *srv)
 {
     struct epoll_event events[256];
-    struct tlist due;
+    struct tlist due = {0};     /* zeroed: an empty list */
     struct conn *c;
     bool stop = false;
+    size_t popped;
+    int64_t now_ns;
     int i, n;
 
-    tlist_init(&due);
     while (!stop) {
-        n = epoll_wait(srv->epoll_fd, events, 256, wait_ms(&srv->timers, mono_ns() / 1000000));
+        n = epoll_wait(srv->epoll_fd, events, 256, wait_ms(&srv->timers, mono_ns()));
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -404,9 +438,14 @@ static void server_run(struct server *srv)
         /* Everything silent for the timeout is due now. conn_close() may run
          * while other expired connections are still in `due`: safe, as
          * tlist_pop_front has already unlinked the one being closed. */
-        conn_timers_pop(&srv->timers, mono_ns() / 1000000, &due);
+        now_ns = mono_ns();
+        popped = conn_timers_pop(&srv->timers, now_ns / 1000000, &due);
         while ((c = conn_timers_entry(tlist_pop_front(&due))) != NULL)
             conn_close(srv, c, CLOSE_IDLE);
+        if (n == 0 && popped > 0)
+            srv->timer_wakeups++;
+        else if (n == 0)
+            idle_wakeup(srv, now_ns);
     }
 
     /* Every open connection has a pending timer, and pop(TIMER_NEVER) hands
@@ -418,8 +457,9 @@ static void server_run(struct server *srv)
         n++;
     }
     conn_timers_destroy(&srv->timers);
-    printf("exit accepted=%zu idle_closed=%zu peer_closed=%zu open_at_exit=%d refused=%zu\n",
-           srv->accepted, srv->idle_closed, srv->peer_closed, n, srv->refused);
+    printf("exit accepted=%zu idle_closed=%zu peer_closed=%zu open_at_exit=%d refused=%zu timer_wakeups=%zu "
+           "idle_wakeups=%zu\n", srv->accepted, srv->idle_closed, srv->peer_closed, n, srv->refused,
+           srv->timer_wakeups, srv->idle_wakeups);
     if (srv->open != 0)
         die("%zu connections were open without a pending timer", srv->open);
 }

@@ -31,7 +31,13 @@
  * - each was closed by TIMEOUT + TOLERANCE ms after its last send;
  * - no other connection was closed by the server;
  * - every connection got the server's greeting, announcing PERIOD and TIMEOUT;
- * - the server exits 0 on SIGTERM and its counts are exactly right.
+ * - the server exits 0 on SIGTERM and its counts are exactly right;
+ * - the server never woke up for nothing: it sleeps until the exact earliest
+ *   expiry, so each time its epoll_wait times out (no event), a timer is due.
+ *   It counts the wake-ups that found none (idle_wakeups, and an idle-wakeup
+ *   line each, placed in a phase by its time), and the test requires none,
+ *   in phase 2 above all, where only timers wake it; it also requires some
+ *   wake-ups by timers (timer_wakeups), so that the count is not vacuous.
  * Timing is generous where a busy machine could disturb it (TOLERANCE, and
  * a TIMEOUT of several PERIODs, so that a stalled client still heartbeats in
  * time) and exact where only a bug could break it (never early).
@@ -100,6 +106,7 @@ struct test {
     int count[4];               /* connections per role */
     int phase;
     int64_t phase2_ns;          /* when phase 2 began */
+    int64_t phase2_end_ns;      /* when it ended (the exit's connections opened) */
     int64_t connect_ns;         /* how long opening the CONNS connections took */
     int by_port[65536];         /* local port -> client index + 1 */
     int epoll_fd;
@@ -112,7 +119,9 @@ struct test {
     size_t log_len;
     bool log_eof;
     bool got_exit;
-    long accepted, idle_closed, peer_closed, open_at_exit, refused;
+    long accepted, idle_closed, peer_closed, open_at_exit, refused, timer_wakeups, idle_wakeups;
+    int idle_wakeup_lines[3];   /* idle-wakeup lines in phase 1, phase 2, at exit */
+    double idle_wakeup_early_ms; /* the earliest of them: how long before the expiry */
     int failures;
     char reason[300];
 };
@@ -289,8 +298,17 @@ static void log_line(struct test *t, const char *line)
             t->c[i].server_silent_us = silent_us;
             t->c[i].server_closed_ns = (int64_t)at_us * 1000;
         }
-    } else if (sscanf(line, "exit accepted=%ld idle_closed=%ld peer_closed=%ld open_at_exit=%ld refused=%ld",
-                      &t->accepted, &t->idle_closed, &t->peer_closed, &t->open_at_exit, &t->refused) == 5) {
+    } else if (sscanf(line, "idle-wakeup at_us=%lld early_us=%lld", &at_us, &silent_us) == 2) {
+        int64_t at = (int64_t)at_us * 1000;
+        int phase = t->phase2_ns == 0 || at < t->phase2_ns ? 0 : t->phase2_end_ns == 0 || at < t->phase2_end_ns ? 1 : 2;
+        if (t->idle_wakeup_lines[0] + t->idle_wakeup_lines[1] + t->idle_wakeup_lines[2] < 5)
+            printf("  server said: %s\n", line);
+        t->idle_wakeup_lines[phase]++;
+        if ((double)silent_us / 1000 > t->idle_wakeup_early_ms)
+            t->idle_wakeup_early_ms = (double)silent_us / 1000;
+    } else if (sscanf(line, "exit accepted=%ld idle_closed=%ld peer_closed=%ld open_at_exit=%ld refused=%ld "
+                      "timer_wakeups=%ld idle_wakeups=%ld", &t->accepted, &t->idle_closed, &t->peer_closed,
+                      &t->open_at_exit, &t->refused, &t->timer_wakeups, &t->idle_wakeups) == 7) {
         t->got_exit = true;
     } else if (sscanf(line, "listening 127.0.0.1:%u container=%15s period_ms=%d timeout_ms=%d", &port,
                       t->container, &period, &timeout) == 4) {
@@ -721,6 +739,30 @@ static void check_connections(struct test *t)
            "tolerance) after its last send, no other\n", t->timeout_ms, t->timeout_ms + t->tolerance_ms);
 }
 
+/* Its exit line counts the server's wake-ups with no event: by a timer that
+ * was due (timer_wakeups), or for nothing (idle_wakeups, each also logged).
+ * It sleeps until next_expiry, which is exact, and rounds the timeout up to
+ * the expiry's ms, so there must be none for nothing; epoll_wait ends no
+ * earlier than its timeout on the clock the server reads, so this holds on a
+ * busy machine too (being late only makes more timers due). */
+static void check_wakeups(struct test *t)
+{
+    const int *lines = t->idle_wakeup_lines;
+    printf("  wake-ups with no event: %ld by a due timer, %ld that found no timer due (phase 1: %d, phase 2: "
+           "%d, exit: %d); required: none found nothing\n", t->timer_wakeups, t->idle_wakeups, lines[0],
+           lines[1], lines[2]);
+    if (lines[0] + lines[1] + lines[2] != t->idle_wakeups)
+        fail(t, "the server counts %ld idle wake-ups but logged %d", t->idle_wakeups, lines[0] + lines[1] + lines[2]);
+    if (lines[1] != 0)
+        fail(t, "the server woke %d times in phase 2, with only timers to wake it, and found no timer due "
+             "(the earliest %.3f ms before the expiry)", lines[1], t->idle_wakeup_early_ms);
+    else if (t->idle_wakeups != 0)
+        fail(t, "the server woke %ld times with no event and found no timer due (the earliest %.3f ms before "
+             "the expiry)", t->idle_wakeups, t->idle_wakeup_early_ms);
+    if (t->timer_wakeups == 0)
+        fail(t, "no timer ever woke the server: in phase 2 only timers could close the quiet connections");
+}
+
 /* Stop the server with SIGTERM while the AT_EXIT connections are open, and
  * check its exit line: every count is known exactly. */
 static void stop_server(struct test *t)
@@ -751,6 +793,7 @@ static void stop_server(struct test *t)
         t->open_at_exit != AT_EXIT_CONNS || t->refused != 0)
         fail(t, "the server's counts are wrong: expected accepted=%d idle_closed=%ld peer_closed=%d "
              "open_at_exit=%d refused=0", t->opened, idle, t->count[ROLE_HANG_UP], AT_EXIT_CONNS);
+    check_wakeups(t);
 }
 
 int main(int argc, char **argv)
@@ -829,8 +872,10 @@ int main(int argc, char **argv)
            "tolerance +%d ms\n", t->conns, t->container, t->server_port, t->period_ms, t->timeout_ms,
            t->tolerance_ms);
 
-    if (run_phase(t, 1, ROLE_SILENT) && run_phase(t, 2, ROLE_QUIET))
+    if (run_phase(t, 1, ROLE_SILENT) && run_phase(t, 2, ROLE_QUIET)) {
+        t->phase2_end_ns = mono_ns();
         open_at_exit(t);
+    }
     check_connections(t);
     stop_server(t);
     finish(t);

@@ -1,10 +1,13 @@
 /* tthread.h - a timer thread that feeds worker threads.
  *
- * One thread owns a timer wheel and advances it on a short sleep (a quarter
- * of the 1 ms timer resolution). Any thread adds and cancels timers through
- * one mutex. Expired timers go to a pool of worker threads through a queue,
- * and a worker calls each timer's function. This is the seed's second way to
- * drive timers, for programs with no event loop to fold them into.
+ * One thread owns a timer wheel and sleeps on a condition variable until the
+ * earliest expiry (next_expiry), or without a timeout when there is no
+ * timer; an add that makes an earlier expiry wakes it. So an idle service,
+ * with no timer or none due soon, wakes no thread at all. Any thread adds
+ * and cancels timers through one mutex. Expired timers go to a pool of
+ * worker threads through a queue, and a worker calls each timer's function.
+ * This is the way to drive timers for programs with no event loop to fold
+ * them into (heartbeat/ shows the other way: an epoll loop).
  *
  *     struct job { struct tthread_timer timer; int id; };
  *
@@ -29,7 +32,22 @@
  *                         0; -EBUSY if t is added already and has not run; -EINVAL if expire_ms < 0
  *   enum tthread_cancel_result tthread_cancel(struct tthread *tt, struct tthread_timer *t);
  *   size_t tthread_queued(struct tthread *tt);      expired timers waiting for a worker
+ *   uint64_t tthread_wakeups(struct tthread *tt);   times the timer thread has woken, see below
  *   size_t tthread_stop(struct tthread *tt);        see below
+ *
+ * Timing. Time is ms of CLOCK_MONOTONIC (tthread_now). A timer never runs
+ * before its ms has begun: the timer thread's timed wait ends at that very
+ * instant (pthread_cond_timedwait on CLOCK_MONOTONIC), after which the timer
+ * is handed to a worker; how late it runs is the scheduler's wake-up
+ * latency, plus waiting for a free worker.
+ *
+ * tthread_wakeups(): how many times the timer thread has woken since
+ * tthread_start: at an expiry, when tthread_add made an expiry earlier than
+ * the one it slept until, on stop, and on the rare spurious wake-up of a
+ * condition variable. Nothing else wakes it: with no timer, or with only
+ * far ones, the count stays put (the test checks this). A cancelled timer
+ * that was the earliest still costs one wake-up at its old expiry, which
+ * finds nothing due. For tests and monitoring.
  *
  * Who owns a timer. The caller, until tthread_add() returns 0. Then the
  * service, until exactly one of two things happens: tthread_cancel() returns
@@ -83,6 +101,7 @@ int64_t tthread_now(void);
 int tthread_add(struct tthread *tt, struct tthread_timer *t, int64_t expire_ms, void (*fn)(struct tthread_timer *t));
 enum tthread_cancel_result tthread_cancel(struct tthread *tt, struct tthread_timer *t);
 size_t tthread_queued(struct tthread *tt);
+uint64_t tthread_wakeups(struct tthread *tt);
 size_t tthread_stop(struct tthread *tt);
 
 #endif /* TTHREAD_H */

@@ -13,6 +13,15 @@
  * must have run exactly once or been cancelled exactly once, never both;
  * none may run before its expiry; none may be dropped.
  *
+ * Part 3, idle: the timer thread sleeps until the earliest expiry, so its
+ * wake-ups (tthread_wakeups) are counted over IDLE_MS with no timer, with
+ * one far timer (60 s away), and again after a near timer has fired while
+ * the far one waits: each must be 0. A timer added with a near expiry, to
+ * an empty service and to one sleeping until the far timer, must wake the
+ * thread and run on time: not before its expiry, within NEAR_LATE_BOUND_MS,
+ * and in at most NEAR_WAKEUPS wake-ups (2 expected: the add's, the expiry's;
+ * more would mean the thread spun while waiting for it).
+ *
  * Meant to run under ThreadSanitizer as well as at -O2. Prints detail lines,
  * then "PASS NAME" or "FAIL NAME: reason"; exits 0 or 1. The seed only
  * replays the random choices, not the threads' interleaving.
@@ -35,6 +44,11 @@
 #define MS 1000000                  /* ns per ms */
 #define LATE_BOUND_MS 1000          /* a timer later than this was as good as lost */
 #define DUE_BATCH 100               /* part 1: timers cancelled while due */
+#define IDLE_MS 250                 /* part 3: each idle interval */
+#define FAR_MS 60000                /* part 3: the far timer, beyond the test's end */
+#define NEAR_MS 20                  /* part 3: the near timers */
+#define NEAR_LATE_BOUND_MS 250      /* part 3: "on time", generous for a busy machine */
+#define NEAR_WAKEUPS 4              /* part 3: at most, to run one near timer */
 
 struct test_timer {
     struct tthread_timer timer;     /* what the service sees */
@@ -55,7 +69,8 @@ static struct {
     long resolved;                  /* part 2: timers fired or cancelled */
     int blocked;                    /* part 1: workers held in block_worker() */
     bool release;                   /* part 1: let them go */
-} stats = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, false};
+    int near_fired;                 /* part 3: near timers run */
+} stats = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, false, 0};
 
 struct producer {
     pthread_t thread;
@@ -406,6 +421,105 @@ static void part2(int producers, int count, int workers, uint64_t seed)
     free(late);
 }
 
+/* ---- part 3: an idle service does not wake; an add wakes it ---- */
+
+static void record_near(struct tthread_timer *t)
+{
+    int64_t now = mono_ns();
+    pthread_mutex_lock(&stats.lock);
+    TEST_TIMER(t)->fired++;
+    TEST_TIMER(t)->fired_ns = now;
+    stats.near_fired++;
+    pthread_cond_broadcast(&stats.changed);
+    pthread_mutex_unlock(&stats.lock);
+}
+
+static int near_wanted;
+
+static bool near_done(void) { return stats.near_fired == near_wanted; }
+
+/* The timer thread's wake-ups over IDLE_MS in which nothing is due. */
+static void idle_interval(struct tthread *tt, const char *what)
+{
+    uint64_t before = tthread_wakeups(tt), after;
+    sleep_ms(IDLE_MS);
+    after = tthread_wakeups(tt);
+    printf("  idle, %s: %llu timer-thread wake-ups in %d ms (required: 0)\n", what,
+           (unsigned long long)(after - before), IDLE_MS);
+    if (after != before)
+        fail("part 3: idle with %s, the timer thread woke %llu times in %d ms", what,
+             (unsigned long long)(after - before), IDLE_MS);
+}
+
+/* Add a timer NEAR_MS ahead and wait for it: the add must wake the thread. */
+static void near_timer(struct tthread *tt, struct test_timer *tm, const char *what)
+{
+    uint64_t before = tthread_wakeups(tt), woke;
+    double late;
+    bool fired;
+
+    tm->expire_ms = tthread_now() + NEAR_MS;
+    if (tthread_add(tt, &tm->timer, tm->expire_ms, record_near) != 0) {
+        fail("part 3: tthread_add failed");
+        return;
+    }
+    pthread_mutex_lock(&stats.lock);
+    near_wanted++;
+    fired = wait_stats(near_done, 2000);
+    pthread_mutex_unlock(&stats.lock);
+    woke = tthread_wakeups(tt) - before;
+    if (!fired) {
+        fail("part 3: a timer %d ms ahead, added %s, had not run 2 s later (the add did not wake the "
+             "timer thread?)", NEAR_MS, what);
+        return;
+    }
+    late = (double)(tm->fired_ns - tm->expire_ms * MS) / MS;   /* written under stats.lock */
+    printf("  a timer %d ms ahead, added %s: ran %.2f ms after its expiry, %llu timer-thread wake-ups "
+           "(required: >= 0 ms, <= %d ms, <= %d wake-ups)\n", NEAR_MS, what, late, (unsigned long long)woke,
+           NEAR_LATE_BOUND_MS, NEAR_WAKEUPS);
+    if (late < 0)
+        fail("part 3: a timer added %s ran %.3f ms before its expiry", what, -late);
+    else if (late > NEAR_LATE_BOUND_MS)
+        fail("part 3: a timer added %s ran %.1f ms late", what, late);
+    if (woke > NEAR_WAKEUPS)
+        fail("part 3: the timer thread woke %llu times to run one timer %d ms ahead: it spins",
+             (unsigned long long)woke, NEAR_MS);
+}
+
+static void part3(int workers)
+{
+    static struct test_timer far, near[2];
+    struct tthread *tt = tthread_start(workers);
+    int64_t give_up;
+    uint64_t before;
+
+    if (tt == NULL) {
+        fail("tthread_start(%d): %s", workers, strerror(errno));
+        return;
+    }
+    idle_interval(tt, "no timer");
+    near_timer(tt, &near[0], "to an empty service");
+
+    /* The add wakes the thread once, to sleep until the far timer: let that
+     * wake-up be counted before the interval starts. */
+    before = tthread_wakeups(tt);
+    if (tthread_add(tt, &far.timer, tthread_now() + FAR_MS, must_not_run) != 0)
+        fail("part 3: tthread_add failed");
+    give_up = mono_ns() + 1000 * (int64_t)MS;
+    while (tthread_wakeups(tt) == before && mono_ns() < give_up)
+        sleep_ms(1);
+    idle_interval(tt, "one timer 60 s away");
+    near_timer(tt, &near[1], "while the thread sleeps until one 60 s away");
+    idle_interval(tt, "one timer 60 s away, after running a near one");
+
+    if (tthread_cancel(tt, &far.timer) != TTHREAD_CANCELLED_PENDING)
+        fail("part 3: the far timer could not be cancelled as pending");
+    if (tthread_stop(tt) != 0)
+        fail("part 3: timers were left in the wheel");
+    if (far.fired != 0)
+        fail("part 3: the far timer ran");
+}
+
 int main(int argc, char **argv)
 {
     int producers = 4, count = 4000, workers = 3, opt;
@@ -429,5 +543,6 @@ int main(int argc, char **argv)
 
     part1(workers);
     part2(producers, count, workers, seed);
+    part3(workers);
     return finish();
 }
