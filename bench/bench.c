@@ -44,14 +44,14 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
             double fl = floor_for(&fc, n);
             for (j = 0; j < MAX_KINDS; j++) {
                 const struct kind *k = kinds[(j + rep) % MAX_KINDS];
-                struct seed_result r;
-                k->seed(n, &r);
-                record("seed", k->name, n, "insert", r.insert, fl, k->node_bytes);
-                record("seed", k->name, n, "remove", r.remove, fl, k->node_bytes);
-                record("seed", k->name, n, "pop", r.pop, fl, k->node_bytes);
-                record("seed", k->name, n, "min_time", r.min_time, fl, k->node_bytes);
+                struct ordered_result r;
+                k->ordered(n, &r);
+                record("ordered", k->name, n, "insert", r.insert, fl, k->node_bytes);
+                record("ordered", k->name, n, "remove", r.remove, fl, k->node_bytes);
+                record("ordered", k->name, n, "pop", r.pop, fl, k->node_bytes);
+                record("ordered", k->name, n, "min_time", r.min_time, fl, k->node_bytes);
                 if (recording)
-                    rec_get("seed", k->name, n, "insert")->owned_kb = (double)r.owned_bytes / 1024.0;
+                    rec_get("ordered", k->name, n, "insert")->owned_kb = (double)r.owned_bytes / 1024.0;
             }
         }
         for (j = 0; j < MAX_KINDS; j++) {
@@ -99,7 +99,7 @@ static void print_cell_heads(int count)
         printf("  %7s %9s %6s", "ns/op", "x floor", "range");
 }
 
-static void print_seed_table(const struct config *cfg)
+static void print_ordered_table(const struct config *cfg)
 {
     static const char *const ops[] = { "insert", "remove", "pop", "min_time" };
     const char *names[MAX_KINDS + 1];
@@ -108,7 +108,7 @@ static void print_seed_table(const struct config *cfg)
     names[0] = "floor";
     for (k = 0; k < MAX_KINDS; k++)
         names[k + 1] = kinds[k]->name;
-    printf("\nSeed protocol: insert N at base + i*97, remove the first half, pop each at its expiry;\n"
+    printf("\nOrdered-insert protocol: insert N at base + i*97, remove the first half, pop each at its expiry;\n"
            "min_time = (min_time + pop loop) - (pop loop), both over a freshly re-inserted second half.\n"
            "Cell: median ns/op; median of (ns / floor insert ns at the same N, same repetition);\n"
            "range = max - min ns/op over the repetitions. min_time near 0 means free (within noise).\n\n");
@@ -120,10 +120,10 @@ static void print_seed_table(const struct config *cfg)
     printf("\n");
     for (s = 0; s < cfg->nsizes; s++) {
         for (k = 0; k <= MAX_KINDS; k++) {
-            struct rec *ins = rec_find("seed", names[k], cfg->sizes[s], "insert");
+            struct rec *ins = rec_find("ordered", names[k], cfg->sizes[s], "insert");
             printf("%-6s %10zu", names[k], cfg->sizes[s]);
             for (o = 0; o < 4; o++)
-                print_cell(rec_find("seed", names[k], cfg->sizes[s], ops[o]));
+                print_cell(rec_find("ordered", names[k], cfg->sizes[s], ops[o]));
             if (ins != NULL && ins->owned_kb >= 0)
                 printf(" %10.2f", ins->owned_kb);
             else
@@ -154,7 +154,7 @@ static void print_workload_table(const struct idle_wl *iw)
     for (w = 0; w < 4; w++)
         for (i = 0; i < nrecs; i++)
             if (!strcmp(recs[i].workload, wls[w])) {
-                const struct rec *f = rec_find("seed", "floor", recs[i].n, "insert");
+                const struct rec *f = rec_find("ordered", "floor", recs[i].n, "insert");
                 if (f != NULL)
                     printf(" %s %.2f", wls[w], stats_of(f->ns, f->count).median);
                 break;
@@ -190,7 +190,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: timer_bench [--sizes N,N,...] [--reps R] [--wn N] [--conns N] [--seed S] [--csv PATH]\n"
-            "  --sizes  seed-protocol sizes (default 10000,1000000,10000000)\n"
+            "  --sizes  ordered-insert protocol sizes (default 10000,1000000,10000000)\n"
             "  --reps   repetitions; median and spread are over them (default 5)\n"
             "  --wn     items in the random, request and mixed workloads (default 1000000)\n"
             "  --conns  connections in the idle workload (default 100000)\n"
@@ -220,7 +220,7 @@ int main(int argc, char **argv)
     for (i = (int)strlen(cc); i > 0 && cc[i - 1] == ' '; i--)
         cc[i - 1] = '\0';              /* clang's version string ends in a space */
     printf("Timer container benchmark | %s | flags: %s | CPU: %s\n", cc, BENCH_CFLAGS, cpu);
-    printf("reps %d + 1 warm-up (median, range = max-min) | seed %" PRIu64
+    printf("reps %d + 1 warm-up (median, range = max-min) | RNG seed %" PRIu64
            " | clock_gettime(CLOCK_MONOTONIC) pair %.1f ns, subtracted per timed batch in idle/request\n",
            cfg.reps, cfg.seed, bench_clock_cost);
     printf("items: one malloc'd array, one element per item = that kind's node + int64 expected expiry;\n"
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
 
     run(&cfg, &rw, &iw, &qw, &mw);
 
-    print_seed_table(&cfg);
+    print_ordered_table(&cfg);
     print_workload_table(&iw);
     if (strcmp(cfg.csv, "-") != 0) {
         write_csv(cfg.csv);

@@ -1,7 +1,8 @@
 /* bench_common.h - what every benchmark program in bench/ shares: the clock,
- * the item arena, the seed protocol's expiries, the precomputed workloads, the
- * floor, repetitions and medians (one record per kind/workload/N/op), the
- * machine's description, the CSV and the options' parsers.
+ * the item arena, the ordered-insert protocol's expiries, the precomputed
+ * workloads, the floor, repetitions and medians (one record per
+ * kind/workload/N/op), the machine's description, the CSV and the options'
+ * parsers.
  *
  * Included once, by bench.c (our containers) and by peers.c (our containers
  * beside libev, libuv, libevent and a BSD tree.h set). The including file
@@ -95,13 +96,13 @@ static void *bench_items(size_t bytes)
     return bench_arena;
 }
 
-/* ---- the seed protocol's expiries ------------------------------------- */
+/* ---- the ordered-insert protocol's expiries ------------------------------ */
 
-#define SEED_BASE INT64_C(1000)
-#define SEED_STEP INT64_C(97)
-#define SEED_WHEN(i) (SEED_BASE + (int64_t)(i) * SEED_STEP)
+#define ORDERED_BASE INT64_C(1000)
+#define ORDERED_STEP INT64_C(97)
+#define ORDERED_WHEN(i) (ORDERED_BASE + (int64_t)(i) * ORDERED_STEP)
 
-struct seed_result {
+struct ordered_result {
     double insert, remove, pop, min_time;   /* ns per op */
     size_t owned_bytes;
 };
@@ -279,8 +280,8 @@ static void mixed_make(struct mixed_wl *w, size_t n)
 
 /* A 24-byte node (a list link plus its expiry, like the wheel's node) linked
  * at the tail of one of FLOOR_HEADS lists chosen by the expiry's low bits,
- * and unlinked again: same N and order as the seed protocol's insert and
- * remove, with no search, no bitmap, no counter. */
+ * and unlinked again: same N and order as the ordered-insert protocol's
+ * insert and remove, with no search, no bitmap, no counter. */
 #define FLOOR_HEADS 256
 
 struct floor_node {
@@ -299,7 +300,7 @@ static void floor_run(size_t n, double *insert, double *remove)
         tlist_init(&heads[i]);
     t0 = bench_now();
     for (i = 0; i < n; i++) {
-        it[i].expire = SEED_WHEN(i);
+        it[i].expire = ORDERED_WHEN(i);
         tlist_push_back(&heads[it[i].expire & (FLOOR_HEADS - 1)], &it[i].link);
     }
     *insert = (bench_now() - t0) / (double)n;
@@ -317,7 +318,7 @@ static void floor_run(size_t n, double *insert, double *remove)
 struct kind {
     const char *name;
     size_t node_bytes;
-    void (*seed)(size_t n, struct seed_result *r);
+    void (*ordered)(size_t n, struct ordered_result *r);
     void (*random)(const struct random_wl *w, struct wl_result *r);
     void (*idle)(const struct idle_wl *w, struct wl_result *r);
     void (*request)(const struct request_wl *w, struct wl_result *r);
@@ -442,8 +443,8 @@ static double floor_for(struct floor_cache *fc, size_t n)
         if (fc->n[i] == n)
             return fc->ins[i];
     floor_run(n, &ins, &rem);
-    record("seed", "floor", n, "insert", ins, ins, sizeof(struct floor_node));
-    record("seed", "floor", n, "remove", rem, ins, sizeof(struct floor_node));
+    record("ordered", "floor", n, "insert", ins, ins, sizeof(struct floor_node));
+    record("ordered", "floor", n, "remove", rem, ins, sizeof(struct floor_node));
     fc->n[fc->count] = n;
     fc->ins[fc->count] = ins;
     fc->count++;

@@ -28,7 +28,8 @@ struct K_(_item) {
 
 BENCH_EXPAND_DEFINE(KIND_DEFINE, CONT, ITEM, node)
 
-/* Pop at `now` and check that exactly `want` comes out (seed protocol). */
+/* Pop at `now` and check that exactly `want` comes out (ordered-insert
+ * protocol). */
 static inline void K_(_pop_one)(CONT *c, struct tlist *out, int64_t now, ITEM *want)
 {
     size_t k = C_(pop)(c, now, out);
@@ -67,14 +68,14 @@ static void K_(_reinsert)(CONT *c, ITEM *it, size_t from, size_t to)
     size_t i;
     C_(init)(c, 0);
     for (i = from; i < to; i++)
-        if (C_(insert)(c, SEED_WHEN(i), &it[i]) != 0)
-            bench_fail("%s: seed re-insert %zu failed", KIND_NAME, i);
+        if (C_(insert)(c, ORDERED_WHEN(i), &it[i]) != 0)
+            bench_fail("%s: ordered re-insert %zu failed", KIND_NAME, i);
 }
 
-/* The seed document's protocol: insert N at base + i*97, remove the first
+/* The ordered-insert protocol: insert N at base + i*97, remove the first
  * half, pop each remaining item at exactly its expiry; then re-insert the
  * second half and time min_time + pop against a plain pop loop. */
-static void K_(_seed)(size_t n, struct seed_result *r)
+static void K_(_ordered)(size_t n, struct ordered_result *r)
 {
     ITEM *it = (ITEM *)bench_items(n * sizeof(ITEM));
     size_t i, half = n / 2;
@@ -87,8 +88,8 @@ static void K_(_seed)(size_t n, struct seed_result *r)
     C_(init)(&c, 0);
     t0 = bench_now();
     for (i = 0; i < n; i++)
-        if (C_(insert)(&c, SEED_WHEN(i), &it[i]) != 0)
-            bench_fail("%s: seed insert %zu failed", KIND_NAME, i);
+        if (C_(insert)(&c, ORDERED_WHEN(i), &it[i]) != 0)
+            bench_fail("%s: ordered insert %zu failed", KIND_NAME, i);
     r->insert = (bench_now() - t0) / (double)n;
     r->owned_bytes = KIND_OWNED(&c);
     if (C_(size)(&c) != n)
@@ -97,15 +98,15 @@ static void K_(_seed)(size_t n, struct seed_result *r)
     t0 = bench_now();
     for (i = 0; i < half; i++)
         if (!C_(remove)(&c, &it[i]))
-            bench_fail("%s: seed remove %zu returned false", KIND_NAME, i);
+            bench_fail("%s: ordered remove %zu returned false", KIND_NAME, i);
     r->remove = (bench_now() - t0) / (double)half;
 
     t0 = bench_now();
     for (i = half; i < n; i++)
-        K_(_pop_one)(&c, &out, SEED_WHEN(i), &it[i]);
+        K_(_pop_one)(&c, &out, ORDERED_WHEN(i), &it[i]);
     pop_ns = bench_now() - t0;
     r->pop = pop_ns / (double)(n - half);
-    K_(_expect_empty)(&c, "seed pop");
+    K_(_expect_empty)(&c, "ordered pop");
 
     /* The baseline for min_time is a plain pop loop over a freshly
      * re-inserted second half: the same state the min_time loop starts from
@@ -114,7 +115,7 @@ static void K_(_seed)(size_t n, struct seed_result *r)
     K_(_reinsert)(&c, it, half, n);
     t0 = bench_now();
     for (i = half; i < n; i++)
-        K_(_pop_one)(&c, &out, SEED_WHEN(i), &it[i]);
+        K_(_pop_one)(&c, &out, ORDERED_WHEN(i), &it[i]);
     pop_ns = bench_now() - t0;
 
     C_(destroy)(&c);
@@ -125,14 +126,14 @@ static void K_(_seed)(size_t n, struct seed_result *r)
         /* Right after init the wheel's bound may lie anywhere before the
          * first expiry; from then on the clock sits at expiry[i-1]. */
         int check_left = KIND_MIN_EXACT || i > half;
-        if (t > SEED_WHEN(i) || (check_left && i > 0 && t <= SEED_WHEN(i - 1)))
+        if (t > ORDERED_WHEN(i) || (check_left && i > 0 && t <= ORDERED_WHEN(i - 1)))
             bench_fail("%s: min_time %" PRId64 " outside (%" PRId64 ", %" PRId64 "] at step %zu",
-                       KIND_NAME, t, i > 0 ? SEED_WHEN(i - 1) : -1, SEED_WHEN(i), i);
+                       KIND_NAME, t, i > 0 ? ORDERED_WHEN(i - 1) : -1, ORDERED_WHEN(i), i);
         sum += (uint64_t)t;
-        K_(_pop_one)(&c, &out, SEED_WHEN(i), &it[i]);
+        K_(_pop_one)(&c, &out, ORDERED_WHEN(i), &it[i]);
     }
     r->min_time = (bench_now() - t0 - pop_ns) / (double)(n - half);
-    K_(_expect_empty)(&c, "seed min_time");
+    K_(_expect_empty)(&c, "ordered min_time");
     C_(destroy)(&c);
     bench_sink += sum;
 }
@@ -305,7 +306,7 @@ static void K_(_mixed)(const struct mixed_wl *w, struct wl_result *r)
 
 static const struct kind K_(_kind) = {
     KIND_NAME, sizeof(KIND_NODE),
-    K_(_seed), K_(_random), K_(_idle), K_(_request), K_(_mixed)
+    K_(_ordered), K_(_random), K_(_idle), K_(_request), K_(_mixed)
 };
 
 #undef K_

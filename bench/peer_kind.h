@@ -29,7 +29,7 @@
  * cannot take the workload's tick):
  *   - insert / remove / reschedule are the library's start / stop / restart,
  *     in the workload's order, timed like bench_kind.h times ours;
- *   - seed, random, mixed: every timer is armed with arm_due (its key in the
+ *   - ordered, random, mixed: every timer is armed with arm_due (its key in the
  *     past, in the workload's expiry order), so after the removals one run
  *     fires all that remain: pop = (that run - an empty run) / timers fired;
  *   - idle, request: timers are armed 1 tick = 1 s ahead of the loop's clock,
@@ -117,9 +117,9 @@ static void P_(rearm_due)(CTX *c, ITEM *it, const struct peer_due *due, size_t k
 }
 
 #ifndef PEER_FIXED_ONLY
-/* Seed protocol: arm N (expiries base + i*97, ascending), cancel the first
- * half, fire the rest in one run. */
-static void P_(seed)(size_t n, struct wl_result *r)
+/* Ordered-insert protocol: arm N (expiries base + i*97, ascending), cancel
+ * the first half, fire the rest in one run. */
+static void P_(ordered)(size_t n, struct wl_result *r)
 {
     CTX c;
     ITEM *it;
@@ -130,7 +130,7 @@ static void P_(seed)(size_t n, struct wl_result *r)
     it = P_(items)(&c, n);
     t0 = bench_now();
     for (i = 0; i < n; i++)
-        P_(arm_due)(&c, &it[i], SEED_WHEN(n - 1) - SEED_WHEN(i) + 1, i, n);
+        P_(arm_due)(&c, &it[i], ORDERED_WHEN(n - 1) - ORDERED_WHEN(i) + 1, i, n);
     wl_put(r, "insert", bench_now() - t0, n);
     t0 = bench_now();
     for (i = 0; i < half; i++)
@@ -138,12 +138,12 @@ static void P_(seed)(size_t n, struct wl_result *r)
     wl_put(r, "remove", bench_now() - t0, half);
     for (i = 0; i < n; i++) {
         if (!P_(pending)(&it[i]) != (i < half))
-            bench_fail("%s: seed: timer %zu is %spending", PEER_NAME, i, i < half ? "" : "not ");
-        it[i].mark.when = SEED_WHEN(i);
+            bench_fail("%s: ordered: timer %zu is %spending", PEER_NAME, i, i < half ? "" : "not ");
+        it[i].mark.when = ORDERED_WHEN(i);
         it[i].mark.state = i < half ? MARK_IDLE : MARK_EXPECTED;
     }
-    P_(fire)(&c, n - half, "seed", r);
-    P_(done)(&c, it, n, "seed");
+    P_(fire)(&c, n - half, "ordered", r);
+    P_(done)(&c, it, n, "ordered");
 }
 
 /* Random: arm N with expiries uniform over 2^24 ticks, fire all. */
@@ -311,7 +311,7 @@ static void P_(mixed)(const struct mixed_wl *w, struct wl_result *r)
 
 static const struct peer P_(peer) = {
     PEER_NAME, sizeof(PEER_TIMER),
-    P_(seed), P_(random), P_(idle), P_(request), P_(mixed)
+    P_(ordered), P_(random), P_(idle), P_(request), P_(mixed)
 };
 #else
 static const struct peer P_(peer) = {

@@ -1,8 +1,8 @@
 /* peers.c - our three containers beside the timers users would pick instead:
  * libev, libuv and libevent through their public timer APIs, and the timer
  * set many C programs hand-roll on BSD <sys/tree.h> (bsd_timer.h), all in ONE
- * run, over the same seed protocol and workloads as bench.c, so that every
- * ratio ours/peer compares figures taken side by side.
+ * run, over the same ordered-insert protocol and workloads as bench.c, so
+ * that every ratio ours/peer compares figures taken side by side.
  *
  *   ./timer_peers [--sizes 10000,100000,1000000] [--reps 5] [--wn 1000000]
  *                 [--conns 100000] [--seed S] [--csv peers.csv]
@@ -100,7 +100,7 @@ static int peer_idle_fd = -1;
 struct peer {
     const char *name;
     size_t node_bytes;
-    void (*seed)(size_t n, struct wl_result *r);
+    void (*ordered)(size_t n, struct wl_result *r);
     void (*random)(const struct random_wl *w, struct wl_result *r);
     void (*idle)(const struct idle_wl *w, struct wl_result *r);
     void (*request)(const struct request_wl *w, struct wl_result *r);
@@ -618,20 +618,20 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
                 const struct entry *e = &entries[(j + rep) % NENTRIES];
                 struct wl_result r;
                 r.nops = 0;
-                progress(rep, cfg->reps, e->name, "seed");
+                progress(rep, cfg->reps, e->name, "ordered");
                 if (e->k != NULL) {
-                    struct seed_result sr;
-                    e->k->seed(n, &sr);
+                    struct ordered_result sr;
+                    e->k->ordered(n, &sr);
                     wl_put(&r, "insert", sr.insert, 1);
                     wl_put(&r, "remove", sr.remove, 1);
                     wl_put(&r, "pop", sr.pop, 1);
                     wl_put(&r, "min_time", sr.min_time, 1);
-                    record_ops("seed", e, n, &r, fl);
+                    record_ops("ordered", e, n, &r, fl);
                     if (recording)
-                        rec_get("seed", e->name, n, "insert")->owned_kb = (double)sr.owned_bytes / 1024.0;
-                } else if (e->p->seed != NULL) {
-                    e->p->seed(n, &r);
-                    record_ops("seed", e, n, &r, fl);
+                        rec_get("ordered", e->name, n, "insert")->owned_kb = (double)sr.owned_bytes / 1024.0;
+                } else if (e->p->ordered != NULL) {
+                    e->p->ordered(n, &r);
+                    record_ops("ordered", e, n, &r, fl);
                 }
             }
         }
@@ -710,7 +710,7 @@ static size_t table_rows(const struct config *cfg, size_t wn, size_t conns, stru
     int s, o, e;
     ns[0] = wn, ns[1] = conns, ns[2] = wn, ns[3] = wn;
     for (s = 0; s < cfg->nsizes + 4; s++) {
-        const char *wl = s < cfg->nsizes ? "seed" : wls[s - cfg->nsizes];
+        const char *wl = s < cfg->nsizes ? "ordered" : wls[s - cfg->nsizes];
         size_t n = s < cfg->nsizes ? cfg->sizes[s] : ns[s - cfg->nsizes];
         for (o = 0; o < NREPORT_OPS; o++)
             for (e = 0; e < NENTRIES; e++)
@@ -828,7 +828,7 @@ static void print_floor_line(const struct config *cfg, size_t wn, size_t conns)
         if (dup)
             continue;
         seen[k++] = n;
-        printf(" N=%zu %.2f", n, median_of("seed", "floor", n, "insert"));
+        printf(" N=%zu %.2f", n, median_of("ordered", "floor", n, "insert"));
     }
     printf("\n");
 }
@@ -851,7 +851,7 @@ static void print_notes(const struct config *cfg, const struct idle_wl *iw)
 "       EVLOOP_NONBLOCK) fires every due timer: heap removal, queueing and the callback call, per\n"
 "       timer fired, less the run's fixed cost (the `run` row; a libevent run that fired something\n"
 "       polls a second time before it returns, which stays in its pop). Two differences favour the loops:\n"
-"       seed: ours pop each item in a pop call of its own, the loops fire the whole half in one run;\n"
+"       ordered: ours pop each item in a pop call of its own, the loops fire the whole half in one run;\n"
 "       idle, request (marked pop*): ours and bsd-tree report, as make bench does, the time of ALL\n"
 "       per-tick pop calls (most pop nothing) divided by the items popped, while the loops' figure is\n"
 "       the firing alone; their per-tick cost is pop_call.\n"
@@ -864,7 +864,7 @@ static void print_notes(const struct config *cfg, const struct idle_wl *iw)
 "       computes it for the poll timeout, inside `run`): not expressible, shown as -.\n"
 "How the workloads map onto the loops, whose clock is the real one and cannot take the workload's\n"
 "tick: 1 tick = 1 s of the loop's clock (heaps compare keys only: the order decides their work).\n"
-"  seed, random, mixed: every timer is armed already due, its key in the workload's expiry order:\n"
+"  ordered, random, mixed: every timer is armed already due, its key in the workload's expiry order:\n"
 "       libev a negative `after` (the ticks before the latest expiry, as seconds), libevent the same\n"
 "       as a negative struct timeval; libuv's timeout is unsigned ms from its cached now, so it gets\n"
 "       the timer's rank spread over a %d ms window (ties broken by libuv's start order) and the\n"
@@ -919,7 +919,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: timer_peers [--sizes N,N,...] [--reps R] [--wn N] [--conns N] [--seed S] [--csv PATH]\n"
-            "  --sizes  seed-protocol sizes (default 10000,100000,1000000)\n"
+            "  --sizes  ordered-insert protocol sizes (default 10000,100000,1000000)\n"
             "  --reps   repetitions; median and spread are over them (default 5)\n"
             "  --wn     items in the random, request and mixed workloads (default 1000000)\n"
             "  --conns  connections in the idle workload (default 100000)\n"
@@ -973,7 +973,7 @@ int main(int argc, char **argv)
     printf("Timer peers benchmark | %s | flags: %s | CPU: %s (%ld online)\n", cc, BENCH_CFLAGS, cpu,
            sysconf(_SC_NPROCESSORS_ONLN));
     printf("peers: %s; bsd-tree: libbsd <bsd/sys/tree.h> RB_GENERATE, keyed by (expiry, sequence)\n", libs);
-    printf("reps %d + 1 warm-up (median) | seed %" PRIu64 " | clock_gettime(CLOCK_MONOTONIC) pair %.1f ns, subtracted\n"
+    printf("reps %d + 1 warm-up (median) | RNG seed %" PRIu64 " | clock_gettime(CLOCK_MONOTONIC) pair %.1f ns, subtracted\n"
            "per timed batch in idle/request, as in make bench\n", cfg.reps, cfg.seed, bench_clock_cost);
     printf("node B (CSV node_bytes): ours and bsd-tree the embedded node; libev ev_timer, libuv uv_timer_t,\n"
            "libevent struct event (embedded with event_assign), each in an item array like ours.\n");
