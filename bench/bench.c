@@ -44,14 +44,13 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
             double fl = floor_for(&fc, n);
             for (j = 0; j < MAX_KINDS; j++) {
                 const struct kind *k = kinds[(j + rep) % MAX_KINDS];
-                struct ordered_result r;
-                k->ordered(n, &r);
-                record("ordered", k->name, n, "insert", r.insert, fl, k->node_bytes);
-                record("ordered", k->name, n, "remove", r.remove, fl, k->node_bytes);
-                record("ordered", k->name, n, "pop", r.pop, fl, k->node_bytes);
-                record("ordered", k->name, n, "min_time", r.min_time, fl, k->node_bytes);
+                struct wl_result r;
+                size_t owned;
+                r.nops = 0;
+                k->ordered(n, &r, &owned);
+                record_wl("ordered", k, n, &r, fl);
                 if (recording)
-                    rec_get("ordered", k->name, n, "insert")->owned_kb = (double)r.owned_bytes / 1024.0;
+                    rec_get("ordered", k->name, n, "insert")->owned_kb = (double)owned / 1024.0;
             }
         }
         for (j = 0; j < MAX_KINDS; j++) {

@@ -56,8 +56,50 @@ static double bench_now(void)
 }
 
 /* Cost of one bench_now() pair with nothing between; subtracted from each
- * short batch in the workloads that interleave operation kinds. */
+ * timed batch (bench_since). */
 static double bench_clock_cost;
+
+/* Time since t0 of the batch run in between: less the clock pair itself. */
+static double bench_since(double t0)
+{
+    return bench_now() - t0 - bench_clock_cost;
+}
+
+/* Rounds. A run over few timers (1000 inserts take microseconds) is repeated
+ * in rounds over the same items, as hot in the cache as a small container in
+ * a program, until each figure spans at least BENCH_MIN_OPS operations. Each
+ * round's batches are timed on their own, and a figure is the median over
+ * the rounds: a round hit by an interrupt, or by another process taking the
+ * CPU, does not move it. A large run is one round. */
+#define BENCH_MIN_OPS 131072
+#define BENCH_MAX_ROUNDS 1024
+
+static size_t bench_rounds(size_t ops_per_round)
+{
+    size_t r;
+    if (ops_per_round == 0 || ops_per_round >= BENCH_MIN_OPS)
+        return 1;
+    r = (BENCH_MIN_OPS + ops_per_round - 1) / ops_per_round;
+    return r < BENCH_MAX_ROUNDS ? r : BENCH_MAX_ROUNDS;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One figure's time (ns) in each round of a run. */
+struct round_ns {
+    double ns[BENCH_MAX_ROUNDS];
+};
+
+/* The median over the rounds (sorts them). */
+static double round_median(struct round_ns *r, size_t rounds)
+{
+    qsort(r->ns, rounds, sizeof r->ns[0], cmp_double);
+    return rounds % 2 ? r->ns[rounds / 2] : (r->ns[rounds / 2 - 1] + r->ns[rounds / 2]) / 2;
+}
 
 /* Results that the compiler must not discard. */
 static volatile uint64_t bench_sink;
@@ -102,11 +144,6 @@ static void *bench_items(size_t bytes)
 #define ORDERED_STEP INT64_C(97)
 #define ORDERED_WHEN(i) (ORDERED_BASE + (int64_t)(i) * ORDERED_STEP)
 
-struct ordered_result {
-    double insert, remove, pop, min_time;   /* ns per op */
-    size_t owned_bytes;
-};
-
 /* ---- workloads, precomputed so that no RNG is timed -------------------- */
 
 #define TICK_MS 1                       /* 1 tick = 1 ms */
@@ -147,19 +184,37 @@ struct mixed_wl {
     uint32_t *order;            /* removal order: a random permutation */
 };
 
-/* One workload's measurements: ns per op for each kind of op it does. */
+/* One workload's measurements: ns per op for each kind of op it does, and
+ * "total": every timed operation of the run divided by its N timers. */
 #define WL_MAX_OPS 6
 struct wl_result {
     int nops;
     const char *op[WL_MAX_OPS];
     double ns[WL_MAX_OPS];      /* ns per op */
+    int derived[WL_MAX_OPS];    /* a difference of timings: see rec_noise */
 };
 
-static void wl_put(struct wl_result *r, const char *op, double total_ns, size_t count)
+static void wl_put_as(struct wl_result *r, const char *op, double total_ns, size_t count, int derived)
 {
+    if (r->nops == WL_MAX_OPS)
+        bench_fail("more than %d figures in one workload", WL_MAX_OPS);
     r->op[r->nops] = op;
     r->ns[r->nops] = count ? total_ns / (double)count : 0.0;
+    r->derived[r->nops] = derived;
     r->nops++;
+}
+
+/* A figure timed directly: one or more batches of the op alone. */
+static void wl_put(struct wl_result *r, const char *op, double total_ns, size_t count)
+{
+    wl_put_as(r, op, total_ns, count, 0);
+}
+
+/* A figure that is a difference: two timed loops (min_time), or batches of
+ * a few ops each from which the clock pair's mean cost was subtracted. */
+static void wl_put_diff(struct wl_result *r, const char *op, double total_ns, size_t count)
+{
+    wl_put_as(r, op, total_ns, count, 1);
 }
 
 static void random_make(struct random_wl *w, size_t n)
@@ -291,25 +346,30 @@ struct floor_node {
 
 static void floor_run(size_t n, double *insert, double *remove)
 {
-    struct floor_node *it = (struct floor_node *)bench_items(n * sizeof *it);
+    static struct round_ns ins, rem;
     struct tlist heads[FLOOR_HEADS];
-    size_t i, half = n / 2, busy = 0;
+    size_t i, half = n / 2, busy = 0, rounds = bench_rounds(n), round;
     double t0;
 
-    for (i = 0; i < FLOOR_HEADS; i++)
-        tlist_init(&heads[i]);
-    t0 = bench_now();
-    for (i = 0; i < n; i++) {
-        it[i].expire = ORDERED_WHEN(i);
-        tlist_push_back(&heads[it[i].expire & (FLOOR_HEADS - 1)], &it[i].link);
+    for (round = 0; round < rounds; round++) {
+        struct floor_node *it = (struct floor_node *)bench_items(n * sizeof *it);
+        for (i = 0; i < FLOOR_HEADS; i++)
+            tlist_init(&heads[i]);
+        t0 = bench_now();
+        for (i = 0; i < n; i++) {
+            it[i].expire = ORDERED_WHEN(i);
+            tlist_push_back(&heads[it[i].expire & (FLOOR_HEADS - 1)], &it[i].link);
+        }
+        ins.ns[round] = bench_since(t0);
+        t0 = bench_now();
+        for (i = 0; i < half; i++)
+            tlist_remove(&it[i].link);
+        rem.ns[round] = bench_since(t0);
+        for (i = 0; i < FLOOR_HEADS; i++)
+            busy += !tlist_empty(&heads[i]);
     }
-    *insert = (bench_now() - t0) / (double)n;
-    t0 = bench_now();
-    for (i = 0; i < half; i++)
-        tlist_remove(&it[i].link);
-    *remove = (bench_now() - t0) / (double)half;
-    for (i = 0; i < FLOOR_HEADS; i++)
-        busy += !tlist_empty(&heads[i]);
+    *insert = round_median(&ins, rounds) / (double)n;
+    *remove = round_median(&rem, rounds) / (double)half;
     bench_sink += busy;
 }
 
@@ -318,7 +378,7 @@ static void floor_run(size_t n, double *insert, double *remove)
 struct kind {
     const char *name;
     size_t node_bytes;
-    void (*ordered)(size_t n, struct ordered_result *r);
+    void (*ordered)(size_t n, struct wl_result *r, size_t *owned_bytes);
     void (*random)(const struct random_wl *w, struct wl_result *r);
     void (*idle)(const struct idle_wl *w, struct wl_result *r);
     void (*request)(const struct request_wl *w, struct wl_result *r);
@@ -333,6 +393,7 @@ struct rec {
     const char *workload, *kind, *op;
     size_t n, node_bytes;
     double owned_kb;            /* < 0: not applicable */
+    int derived;                /* a difference of timings: see rec_noise */
     int count;
     double ns[MAX_REPS], ratio[MAX_REPS];
 };
@@ -372,22 +433,17 @@ static struct rec *rec_get(const char *workload, const char *kind, size_t n, con
 }
 
 static void record(const char *workload, const char *kind, size_t n, const char *op,
-                   double ns, double floor_insert, size_t node_bytes)
+                   double ns, int derived, double floor_insert, size_t node_bytes)
 {
     struct rec *r;
     if (!recording)
         return;
     r = rec_get(workload, kind, n, op);
     r->node_bytes = node_bytes;
+    r->derived = derived;
     r->ns[r->count] = ns;
     r->ratio[r->count] = ns / floor_insert;
     r->count++;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 struct stats { double median, min, max; };
@@ -443,8 +499,8 @@ static double floor_for(struct floor_cache *fc, size_t n)
         if (fc->n[i] == n)
             return fc->ins[i];
     floor_run(n, &ins, &rem);
-    record("ordered", "floor", n, "insert", ins, ins, sizeof(struct floor_node));
-    record("ordered", "floor", n, "remove", rem, ins, sizeof(struct floor_node));
+    record("ordered", "floor", n, "insert", ins, 0, ins, sizeof(struct floor_node));
+    record("ordered", "floor", n, "remove", rem, 0, ins, sizeof(struct floor_node));
     fc->n[fc->count] = n;
     fc->ins[fc->count] = ins;
     fc->count++;
@@ -456,7 +512,7 @@ static void record_wl(const char *workload, const struct kind *k, size_t n,
 {
     int i;
     for (i = 0; i < r->nops; i++)
-        record(workload, k->name, n, r->op[i], r->ns[i], floor_insert, k->node_bytes);
+        record(workload, k->name, n, r->op[i], r->ns[i], r->derived[i], floor_insert, k->node_bytes);
 }
 
 /* ---- report -------------------------------------------------------------- */

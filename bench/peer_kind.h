@@ -97,7 +97,7 @@ static void P_(fire)(CTX *c, size_t expect, const char *where, struct wl_result 
     if (peer_fired != expect)
         bench_fail("%s: %s: the run fired %zu timers, expected %zu", PEER_NAME, where, peer_fired, expect);
     empty = P_(empty_run)(c);
-    wl_put(r, "pop", ns - empty, expect);
+    wl_put_diff(r, "pop", ns - empty, expect);
     wl_put(r, "run", empty, 1);
 }
 
@@ -198,13 +198,13 @@ static void P_(idle)(const struct idle_wl *w, struct wl_result *r)
             x->mark.when = t + w->timeout;
             P_(restart)(&c, x, w->timeout);
         }
-        resched_ns += bench_now() - t0 - bench_clock_cost;
+        resched_ns += bench_since(t0);
         t0 = bench_now();
         P_(run)(&c);
-        run_ns += bench_now() - t0 - bench_clock_cost;
+        run_ns += bench_since(t0);
     }
-    wl_put(r, "reschedule", resched_ns, msgs);
-    wl_put(r, "pop_call", run_ns, (size_t)w->ticks);
+    wl_put_diff(r, "reschedule", resched_ns, msgs);
+    wl_put_diff(r, "pop_call", run_ns, (size_t)w->ticks);
 
     /* the workload expires every connection whose last expiry lies within the traffic */
     due = (struct peer_due *)xmalloc(w->conns * sizeof *due);
@@ -247,19 +247,19 @@ static void P_(request)(const struct request_wl *w, struct wl_result *r)
             it[next].mark.when = t + w->delay;
             P_(arm)(&c, &it[next], w->delay);
         }
-        ins_ns += bench_now() - t0 - bench_clock_cost;
+        ins_ns += bench_since(t0);
         removed += (size_t)(end - id);
         t0 = bench_now();
         for (; id < end; id++)
             P_(cancel)(&c, &it[*id]);
-        rem_ns += bench_now() - t0 - bench_clock_cost;
+        rem_ns += bench_since(t0);
         t0 = bench_now();
         P_(run)(&c);
-        run_ns += bench_now() - t0 - bench_clock_cost;
+        run_ns += bench_since(t0);
     }
-    wl_put(r, "insert", ins_ns, w->n);
-    wl_put(r, "remove", rem_ns, removed);
-    wl_put(r, "pop_call", run_ns, (size_t)w->ticks + 1);
+    wl_put_diff(r, "insert", ins_ns, w->n);
+    wl_put_diff(r, "remove", rem_ns, removed);
+    wl_put_diff(r, "pop_call", run_ns, (size_t)w->ticks + 1);
 
     /* the unanswered requests, in arrival (= expiry) order */
     due = (struct peer_due *)xmalloc((w->n - removed + 1) * sizeof *due);

@@ -524,7 +524,7 @@ static void record_ops(const char *workload, const struct entry *e, size_t n,
         return;
     }
     for (i = 0; i < r->nops; i++)
-        record(workload, e->name, n, r->op[i], r->ns[i], floor_insert, e->p->node_bytes);
+        record(workload, e->name, n, r->op[i], r->ns[i], r->derived[i], floor_insert, e->p->node_bytes);
 }
 
 /* On a terminal: which kind and workload runs; in a log: one line per repetition. */
@@ -620,15 +620,11 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
                 r.nops = 0;
                 progress(rep, cfg->reps, e->name, "ordered");
                 if (e->k != NULL) {
-                    struct ordered_result sr;
-                    e->k->ordered(n, &sr);
-                    wl_put(&r, "insert", sr.insert, 1);
-                    wl_put(&r, "remove", sr.remove, 1);
-                    wl_put(&r, "pop", sr.pop, 1);
-                    wl_put(&r, "min_time", sr.min_time, 1);
+                    size_t owned;
+                    e->k->ordered(n, &r, &owned);
                     record_ops("ordered", e, n, &r, fl);
                     if (recording)
-                        rec_get("ordered", e->name, n, "insert")->owned_kb = (double)sr.owned_bytes / 1024.0;
+                        rec_get("ordered", e->name, n, "insert")->owned_kb = (double)owned / 1024.0;
                 } else if (e->p->ordered != NULL) {
                     e->p->ordered(n, &r);
                     record_ops("ordered", e, n, &r, fl);
