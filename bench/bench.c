@@ -75,20 +75,25 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
 
 /* ---- report -------------------------------------------------------------- */
 
-/* One figure: median ns/op, median ratio to the floor insert, and the
- * spread as max - min in ns (absolute, so that it stays meaningful for
- * min_time, a difference that can be close to 0). */
+/* One figure: median ns/op (or <noise), median ratio to the floor insert,
+ * and the spread as max - min in ns (absolute, so that it stays meaningful
+ * for a difference that can be close to 0). */
 #define CELL_W 24
 static void print_cell(const struct rec *r)
 {
     struct stats ns, ratio;
+    char med[32];
     if (r == NULL || r->count == 0) {
         printf("  %-*s", CELL_W, "-");
         return;
     }
     ns = stats_of(r->ns, r->count);
     ratio = stats_of(r->ratio, r->count);
-    printf("  %7.1f %8.2fx %6.1f", ns.median, ratio.median, ns.max - ns.min);
+    fmt_median(r, med, sizeof med);
+    if (med[0] == '<')
+        printf("  %7s %9s %6.1f", med, "-", ns.max - ns.min);
+    else
+        printf("  %7s %8.2fx %6.1f", med, ratio.median, ns.max - ns.min);
 }
 
 static void print_cell_heads(int count)
@@ -110,7 +115,9 @@ static void print_ordered_table(const struct config *cfg)
     printf("\nOrdered-insert protocol: insert N at base + i*97, remove the first half, pop each at its expiry;\n"
            "min_time = (min_time + pop loop) - (pop loop), both over a freshly re-inserted second half.\n"
            "Cell: median ns/op; median of (ns / floor insert ns at the same N, same repetition);\n"
-           "range = max - min ns/op over the repetitions. min_time near 0 means free (within noise).\n\n");
+           "range = max - min ns/op over the repetitions. <x: below the noise x, too small for this\n"
+           "run to resolve: a difference (min_time; idle, request per op) shows only when its median\n"
+           "exceeds its range, and no figure below 0.05 ns or a negative median's size.\n\n");
     printf("%-6s %10s", "kind", "N");
     for (o = 0; o < 4; o++)
         printf("  %-*s", CELL_W, ops[o]);

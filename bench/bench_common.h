@@ -460,6 +460,44 @@ static struct stats stats_of(const double *v, int count)
     return st;
 }
 
+/* The noise of a figure: for a difference (rec.derived: min_time, or
+ * batches of a few ops less the clock's mean cost) the range of its
+ * repetitions, max - min: a difference is shown only where its repetitions
+ * agree on it to better than its own size. For any figure at least the size
+ * of a negative median (no operation costs less than nothing: that much is
+ * bias or noise), and at least 0.05 ns, the printed resolution. A median
+ * below its noise is printed "<noise". */
+static double rec_noise(const struct rec *r)
+{
+    struct stats st;
+    double noise = 0.05;
+    if (r->count == 0)
+        return noise;
+    st = stats_of(r->ns, r->count);
+    if (r->derived && st.max - st.min > noise)
+        noise = st.max - st.min;
+    if (-st.median > noise)
+        noise = -st.median;
+    return noise;
+}
+
+/* A median as printed: "12.3", or "<0.8" below the noise, or "-". */
+static const char *fmt_median(const struct rec *r, char *buf, size_t len)
+{
+    double m, noise;
+    if (r == NULL || r->count == 0) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
+    m = stats_of(r->ns, r->count).median;
+    noise = rec_noise(r);
+    if (m < noise)
+        snprintf(buf, len, "<%.1f", ceil(noise * 10) / 10);
+    else
+        snprintf(buf, len, "%.1f", m);
+    return buf;
+}
+
 /* The cost of one bench_now() pair with nothing between. The mean, not the
  * median: the clock ticks in steps of several ns, so single differences are
  * quantised, and what is subtracted from thousands of timed batches should
@@ -556,16 +594,20 @@ static void write_csv(const char *path)
     size_t i;
     if (f == NULL)
         bench_fail("cannot write %s", path);
-    fprintf(f, "workload,kind,n,op,median_ns,min_ns,max_ns,ratio_to_floor_insert,reps,node_bytes,container_kb\n");
+    /* noise_ns: rec_noise; below_noise: 1 when the median is under it, and
+     * then says no more than "too small to resolve in this run" */
+    fprintf(f, "workload,kind,n,op,median_ns,min_ns,max_ns,ratio_to_floor_insert,reps,node_bytes,container_kb,"
+               "noise_ns,below_noise\n");
     for (i = 0; i < nrecs; i++) {
         struct stats ns = stats_of(recs[i].ns, recs[i].count);
         struct stats ratio = stats_of(recs[i].ratio, recs[i].count);
+        double noise = rec_noise(&recs[i]);
         fprintf(f, "%s,%s,%zu,%s,%.2f,%.2f,%.2f,%.4f,%d,%zu,", recs[i].workload, recs[i].kind,
                 recs[i].n, recs[i].op, ns.median, ns.min, ns.max, ratio.median, recs[i].count,
                 recs[i].node_bytes);
         if (recs[i].owned_kb >= 0)
             fprintf(f, "%.2f", recs[i].owned_kb);
-        fprintf(f, "\n");
+        fprintf(f, ",%.2f,%d\n", noise, ns.median < noise);
     }
     if (fclose(f) != 0)
         bench_fail("error writing %s", path);

@@ -661,10 +661,16 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
 
 /* ---- report -------------------------------------------------------------- */
 
+/* The median, NAN when missing or below the noise (rec_noise): no ratio is
+ * taken of a figure this run cannot resolve. */
 static double median_of(const char *workload, const char *kind, size_t n, const char *op)
 {
     const struct rec *r = rec_find(workload, kind, n, op);
-    return r != NULL && r->count > 0 ? stats_of(r->ns, r->count).median : NAN;
+    double m;
+    if (r == NULL || r->count == 0)
+        return NAN;
+    m = stats_of(r->ns, r->count).median;
+    return m < rec_noise(r) ? NAN : m;
 }
 
 /* 0.0123, 0.123, 1.23, 12.3, 123 */
@@ -684,12 +690,11 @@ static void print_ratio(double x, int width)
     printf(" %*s", width, buf);
 }
 
-static void print_ns(double x, int width)
+/* A median as make bench prints it: "12.3", "<0.8" below the noise, "-". */
+static void print_ns(const char *workload, const char *kind, size_t n, const char *op, int width)
 {
-    if (x != x)
-        printf(" %*s", width, "-");
-    else
-        printf(" %*.1f", width, x);
+    char buf[32];
+    printf(" %*s", width, fmt_median(rec_find(workload, kind, n, op), buf, sizeof buf));
 }
 
 static const char *const report_ops[] = { "insert", "reschedule", "remove", "pop", "pop_call", "min_time", "run" };
@@ -754,7 +759,9 @@ static void print_ns_table(const struct row *rows, size_t nrows)
 {
     size_t i;
     int e;
-    printf("\nns per operation (median over the repetitions; min and max in the CSV):\n\n");
+    printf("\nns per operation (median over the repetitions; min and max in the CSV; <x: a difference\n"
+           "below its noise x = its range over the repetitions, or a negative median, as make bench\n"
+           "prints it; no ratio is taken of it):\n\n");
     printf("%-8s %8s %-10s", "workload", "N", "op");
     for (e = 0; e < NENTRIES; e++)
         printf(" %*s%s", col_width(e), entries[e].name, e == NOURS - 1 ? " |" : "");
@@ -766,7 +773,7 @@ static void print_ns_table(const struct row *rows, size_t nrows)
             printf("\n");
         printf("%-8s %8zu %-10s", r->workload, r->n, row_op(r));
         for (e = 0; e < NENTRIES; e++) {
-            print_ns(median_of(r->workload, entries[e].name, r->n, r->op), col_width(e));
+            print_ns(r->workload, entries[e].name, r->n, r->op, col_width(e));
             if (e == NOURS - 1)
                 printf(" |");
         }

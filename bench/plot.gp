@@ -38,7 +38,8 @@ set tics nomirror
 # ---- lines: ns/op against N, ordered-insert protocol, one line per kind ----
 
 # rows of one kind and op from the ordered-insert protocol: "n median_ns"
-orderedrows(csv, k, op) = sprintf("< awk -F, -v k='%s' -v o='%s' '$1==\"ordered\" && $2==k && $4==o && $5>0 {print $3, $5}' '%s'", k, op, csv)
+# (column 13, below_noise: a median this run could not resolve is left out)
+orderedrows(csv, k, op) = sprintf("< awk -F, -v k='%s' -v o='%s' '$1==\"ordered\" && $2==k && $4==o && $5>0 && $13!=1 {print $3, $5}' '%s'", k, op, csv)
 
 set logscale xy
 set format x "10^{%L}"
@@ -82,10 +83,12 @@ if (strlen(bench) > 0) {
 # ---- bars: one chart per workload, clusters = ops, bars = kinds ------------
 
 # "op v_set v_heap ..." for each op of the workload, in the order recorded;
-# NaN where a kind does not report that op; total (ns per timer, ours only)
-# sums a workload's ops, not a figure the peers have
+# NaN where a kind does not report that op or its median is below the noise;
+# total (ns per timer, ours only) sums a workload's ops, not a figure the
+# peers have
 pivot(csv, w) = sprintf("< awk -F, -v w='%s' -v kinds='%s' 'BEGIN { nk = split(kinds, K, \" \") } \
-    NR > 1 && $1 == w && $4 != \"min_time\" && $4 != \"total\" { if (!($4 in seen)) { seen[$4] = 1; ops[++no] = $4 } v[$4, $2] = $5 } \
+    NR > 1 && $1 == w && $4 != \"min_time\" && $4 != \"total\" { if (!($4 in seen)) { seen[$4] = 1; ops[++no] = $4 } \
+    if ($13 != 1) v[$4, $2] = $5 } \
     END { for (i = 1; i <= no; i++) { line = ops[i]; for (j = 1; j <= nk; j++) \
           line = line \" \" (((ops[i], K[j]) in v) && v[ops[i], K[j]] > 0 ? v[ops[i], K[j]] : \"NaN\"); print line } }' '%s'", \
     w, kinds, csv)
