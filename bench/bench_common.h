@@ -331,6 +331,36 @@ static void mixed_make(struct mixed_wl *w, size_t n)
     }
 }
 
+/* The four workloads at one size, generated in this order from the RNG (the
+ * same order in bench.c and peers.c, so that one seed gives one workload). */
+struct workloads {
+    struct random_wl rw;
+    struct idle_wl iw;
+    struct request_wl qw;
+    struct mixed_wl mw;
+};
+
+static void workloads_make(struct workloads *w, size_t n, size_t conns)
+{
+    random_make(&w->rw, n);
+    idle_make(&w->iw, conns);
+    request_make(&w->qw, n);
+    mixed_make(&w->mw, n);
+}
+
+static void workloads_free(struct workloads *w)
+{
+    free(w->rw.when);
+    free(w->iw.first_when);
+    free(w->iw.msg);
+    free(w->iw.msg_at);
+    free(w->qw.resp);
+    free(w->qw.resp_at);
+    free(w->mw.when);
+    free(w->mw.steps);
+    free(w->mw.order);
+}
+
 /* ---- the floor: cheapest conceivable intrusive link and unlink --------- */
 
 /* A 24-byte node (a list link plus its expiry, like the wheel's node) linked
@@ -481,6 +511,16 @@ static double rec_noise(const struct rec *r)
     return noise;
 }
 
+/* The median ns/op, NAN when below the noise (or missing). */
+static double rec_resolved(const struct rec *r)
+{
+    double m;
+    if (r == NULL || r->count == 0)
+        return NAN;
+    m = stats_of(r->ns, r->count).median;
+    return m < rec_noise(r) ? NAN : m;
+}
+
 /* A median as printed: "12.3", or "<0.8" below the noise, or "-". */
 static const char *fmt_median(const struct rec *r, char *buf, size_t len)
 {
@@ -522,6 +562,7 @@ struct config {
     size_t sizes[MAX_SIZES];
     int nsizes, reps;
     size_t wn, conns;
+    size_t small;               /* N of the small workloads; 0: none */
     uint64_t seed;
     const char *csv;
 };
@@ -647,14 +688,16 @@ static void parse_sizes(struct config *cfg, const char *s)
 }
 
 /* The options both programs take: --sizes --reps --wn --conns --seed --csv,
- * over the defaults given; anything else calls usage(), which exits. */
-static void parse_args(struct config *cfg, int argc, char **argv, const char *sizes,
-                       const char *csv, void (*usage)(void))
+ * and --small where small_default is not 0, over the defaults given;
+ * anything else calls usage(), which exits. */
+static void parse_args(struct config *cfg, int argc, char **argv, const char *sizes, int reps,
+                       size_t small_default, const char *csv, void (*usage)(void))
 {
     int i;
     memset(cfg, 0, sizeof *cfg);
     parse_sizes(cfg, sizes);
-    cfg->reps = 5;
+    cfg->small = small_default;
+    cfg->reps = reps;
     cfg->wn = 1000000;
     cfg->conns = 100000;
     cfg->seed = 1;
@@ -671,6 +714,8 @@ static void parse_args(struct config *cfg, int argc, char **argv, const char *si
             cfg->wn = parse_count(v);
         else if (!strcmp(a, "--conns"))
             cfg->conns = parse_count(v);
+        else if (!strcmp(a, "--small") && small_default != 0)
+            cfg->small = strcmp(v, "0") ? parse_count(v) : 0;
         else if (!strcmp(a, "--seed"))
             cfg->seed = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--csv"))
@@ -680,8 +725,8 @@ static void parse_args(struct config *cfg, int argc, char **argv, const char *si
     }
     if (cfg->reps < 1 || cfg->reps > MAX_REPS)
         bench_fail("--reps must be 1..%d", MAX_REPS);
-    if (cfg->wn > UINT32_MAX || cfg->conns > UINT32_MAX)
-        bench_fail("--wn and --conns must fit in 32 bits");
+    if (cfg->wn > UINT32_MAX || cfg->conns > UINT32_MAX || cfg->small > UINT32_MAX)
+        bench_fail("--wn, --conns and --small must fit in 32 bits");
 }
 
 #endif /* BENCH_COMMON_H */

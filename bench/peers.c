@@ -665,12 +665,7 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
  * taken of a figure this run cannot resolve. */
 static double median_of(const char *workload, const char *kind, size_t n, const char *op)
 {
-    const struct rec *r = rec_find(workload, kind, n, op);
-    double m;
-    if (r == NULL || r->count == 0)
-        return NAN;
-    m = stats_of(r->ns, r->count).median;
-    return m < rec_noise(r) ? NAN : m;
+    return rec_resolved(rec_find(workload, kind, n, op));
 }
 
 /* 0.0123, 0.123, 1.23, 12.3, 123 */
@@ -949,10 +944,7 @@ static void ranks_of(const int64_t *when, size_t n, size_t *rank)
 int main(int argc, char **argv)
 {
     struct config cfg;
-    struct random_wl rw;
-    struct idle_wl iw;
-    struct request_wl qw;
-    struct mixed_wl mw;
+    struct workloads wl;
     char cpu[256], cc[256], libs[256];
     size_t maxn, item_bytes = sizeof(struct floor_node), nrows, i;
     size_t sizes[] = { sizeof(struct kset_item), sizeof(struct kheap_item), sizeof(struct kwheel_item),
@@ -961,7 +953,7 @@ int main(int argc, char **argv)
     struct row rows[256];
     int pipefd[2];
 
-    parse_args(&cfg, argc, argv, "10000,100000,1000000", "peers.csv", usage);
+    parse_args(&cfg, argc, argv, "10000,100000,1000000", 5, 0, "peers.csv", usage);
 
     if (pipe(pipefd) != 0)
         bench_fail("pipe failed");
@@ -983,18 +975,15 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     rng_state = cfg.seed;               /* the same workloads as bench.c with the same seed and sizes */
-    random_make(&rw, cfg.wn);
-    idle_make(&iw, cfg.conns);
-    request_make(&qw, cfg.wn);
-    mixed_make(&mw, cfg.wn);
-    peer_random_rank = (size_t *)xmalloc(rw.n * sizeof *peer_random_rank);
-    peer_mixed_rank = (size_t *)xmalloc(mw.n * sizeof *peer_mixed_rank);
-    ranks_of(rw.when, rw.n, peer_random_rank);
-    ranks_of(mw.when, mw.n, peer_mixed_rank);
+    workloads_make(&wl, cfg.wn, cfg.conns);
+    peer_random_rank = (size_t *)xmalloc(wl.rw.n * sizeof *peer_random_rank);
+    peer_mixed_rank = (size_t *)xmalloc(wl.mw.n * sizeof *peer_mixed_rank);
+    ranks_of(wl.rw.when, wl.rw.n, peer_random_rank);
+    ranks_of(wl.mw.when, wl.mw.n, peer_mixed_rank);
     peer_mixed_end = 0;
-    for (i = 0; i < mw.n; i++)
-        if (mw.when[i] >= peer_mixed_end)
-            peer_mixed_end = mw.when[i] + 1;
+    for (i = 0; i < wl.mw.n; i++)
+        if (wl.mw.when[i] >= peer_mixed_end)
+            peer_mixed_end = wl.mw.when[i] + 1;
 
     maxn = cfg.wn > cfg.conns ? cfg.wn : cfg.conns;
     for (i = 0; i < (size_t)cfg.nsizes; i++)
@@ -1007,9 +996,9 @@ int main(int argc, char **argv)
     bench_arena = xmalloc(bench_arena_bytes);
     memset(bench_arena, 1, bench_arena_bytes);
 
-    run(&cfg, &rw, &iw, &qw, &mw);
+    run(&cfg, &wl.rw, &wl.iw, &wl.qw, &wl.mw);
 
-    print_notes(&cfg, &iw);
+    print_notes(&cfg, &wl.iw);
     printf("\n");
     print_floor_line(&cfg, cfg.wn, cfg.conns);
     nrows = table_rows(&cfg, cfg.wn, cfg.conns, rows, sizeof rows / sizeof rows[0]);
@@ -1030,15 +1019,7 @@ int main(int argc, char **argv)
     }
     close(pipefd[0]);
     close(pipefd[1]);
-    free(rw.when);
-    free(iw.first_when);
-    free(iw.msg);
-    free(iw.msg_at);
-    free(qw.resp);
-    free(qw.resp_at);
-    free(mw.when);
-    free(mw.steps);
-    free(mw.order);
+    workloads_free(&wl);
     free(peer_random_rank);
     free(peer_mixed_rank);
     free(bench_arena);
