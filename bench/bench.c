@@ -172,8 +172,8 @@ static void print_header(const struct config *cfg)
     printf("  %d repetitions after 1 warm-up (N <= %d); a figure is the median over them, range = max - min |"
            " RNG seed %" PRIu64 "\n", cfg->reps, WARMUP_MAX_N, cfg->seed);
     printf("  every batch is timed with a clock_gettime(CLOCK_MONOTONIC) pair (%.1f ns here) and that cost\n"
-           "  subtracted; runs on fewer than %d timers repeat in rounds on the same items, so that each\n"
-           "  figure sums at least %d operations per repetition\n",
+           "  subtracted; runs on fewer than %d timers repeat in rounds on the same items (%d ops of\n"
+           "  each kind per repetition), and their figure is the median over the rounds\n",
            bench_clock_cost, BENCH_MIN_OPS, BENCH_MIN_OPS);
     printf("  items: one array, each element the kind's node + the int64 expiry the benchmark expects;\n"
            "  every pop is checked: exactly the items due come out\n");

@@ -67,10 +67,10 @@ static double bench_since(double t0)
 
 /* Rounds. A run over few timers (1000 inserts take microseconds) is repeated
  * in rounds over the same items, as hot in the cache as a small container in
- * a program, until each figure spans at least BENCH_MIN_OPS operations. Each
- * round's batches are timed on their own, and a figure is the median over
- * the rounds: a round hit by an interrupt, or by another process taking the
- * CPU, does not move it. A large run is one round. */
+ * a program, until the rounds together run at least BENCH_MIN_OPS operations
+ * of each kind. Each round's batches are timed on their own, and a figure is
+ * the median over the rounds: a round hit by an interrupt, or by another
+ * process taking the CPU, does not move it. A large run is one round. */
 #define BENCH_MIN_OPS 131072
 #define BENCH_MAX_ROUNDS 1024
 
