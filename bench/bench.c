@@ -4,10 +4,12 @@
  * bench_common.h holds what all kinds and benchmark programs share: options,
  * the clock, precomputed workloads, the floor (the cheapest conceivable
  * intrusive link/unlink), medians and the CSV. This file runs the repetitions
- * and prints the report (a table on stdout, one CSV row per kind/workload/N/op).
+ * and prints the report: the ordered-insert protocol, the workloads at a
+ * small and a large N, and a verdict drawn from this run's medians; one CSV
+ * row per kind/workload/N/op.
  *
- *   ./timer_bench [--sizes 10000,1000000,10000000] [--reps 5] [--wn 1000000]
- *                 [--conns 100000] [--seed S] [--csv results.csv]
+ *   ./timer_bench [--sizes 1000,10000,1000000,10000000] [--reps 3] [--wn 1000000]
+ *                 [--conns 100000] [--small 1000] [--seed S] [--csv results.csv]
  *
  * It measures and reports; it never asserts a time. It does check results
  * (exactly the right items come out) and exits non-zero when one is wrong.
@@ -17,18 +19,43 @@
 #include "bench_common.h"
 #include "bench_ours.h"
 
+#include <unistd.h>
+
 #define MAX_KINDS 3
 
 static const struct kind *const kinds[MAX_KINDS] = { &kset_kind, &kheap_kind, &kwheel_kind };
 
+/* Below this N a size counts as small in the verdict: 10000 items (about
+ * 400 KB with their nodes) still live in a CPU's caches, 1M do not. */
+#define SMALL_BELOW 100000
+
+/* The verdict calls a kind to avoid when its total is this many times the
+ * fastest kind's: below that the choice matters less than other needs. */
+#define AVOID_RATIO 1.5
+
+/* The warm-up repetition runs nothing larger (see run). */
+#define WARMUP_MAX_N 100000
+
+static const char *const wl_names[] = { "random", "idle", "request", "mixed" };
+#define NWL 4
+
 /* ---- the run ---------------------------------------------------------------- */
 
-static void run(const struct config *cfg, const struct random_wl *rw, const struct idle_wl *iw,
-                const struct request_wl *qw, const struct mixed_wl *mw)
+static size_t wl_n(const struct workloads *w, int i)
 {
-    int rep, s, j;
+    return i == 1 ? w->iw.conns : i == 2 ? w->qw.n : i == 3 ? w->mw.n : w->rw.n;
+}
+
+static void run(const struct config *cfg, const struct workloads *wls, int nsets)
+{
+    int rep, s, j, w;
     /* rep 0 is a warm-up whose figures are dropped: it takes the first-touch
-     * costs (malloc growing the process, cold caches) out of the spread */
+     * costs (malloc growing the process, cold caches) out of the spread of
+     * the small runs, where they would weigh most. It skips the runs above
+     * WARMUP_MAX_N, which would make it cost as much as a repetition: their
+     * items are faulted in at start; what remains (the heap's array faulted
+     * in at 1M; glibc maps arrays of 10M afresh at every malloc anyway)
+     * makes the first repetition the slowest, which the median leaves out. */
     for (rep = 0; rep <= cfg->reps; rep++) {
         struct floor_cache fc;
         fc.count = 0;
@@ -41,55 +68,87 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
         /* rotate the kinds' order so no kind always runs right after another */
         for (s = 0; s < cfg->nsizes; s++) {
             size_t n = cfg->sizes[s];
-            double fl = floor_for(&fc, n);
+            double fl;
+            if (rep == 0 && n > WARMUP_MAX_N)
+                continue;
+            fl = floor_for(&fc, n);
             for (j = 0; j < MAX_KINDS; j++) {
                 const struct kind *k = kinds[(j + rep) % MAX_KINDS];
-                struct seed_result r;
-                k->seed(n, &r);
-                record("seed", k->name, n, "insert", r.insert, fl, k->node_bytes);
-                record("seed", k->name, n, "remove", r.remove, fl, k->node_bytes);
-                record("seed", k->name, n, "pop", r.pop, fl, k->node_bytes);
-                record("seed", k->name, n, "min_time", r.min_time, fl, k->node_bytes);
+                struct wl_result r;
+                size_t owned;
+                r.nops = 0;
+                k->ordered(n, &r, &owned);
+                record_wl("ordered", k, n, &r, fl);
                 if (recording)
-                    rec_get("seed", k->name, n, "insert")->owned_kb = (double)r.owned_bytes / 1024.0;
+                    rec_get("ordered", k->name, n, "insert")->owned_kb = (double)owned / 1024.0;
             }
         }
-        for (j = 0; j < MAX_KINDS; j++) {
-            const struct kind *k = kinds[(j + rep) % MAX_KINDS];
-            struct wl_result r;
-            r.nops = 0;
-            k->random(rw, &r);
-            record_wl("random", k, rw->n, &r, floor_for(&fc, rw->n));
-            r.nops = 0;
-            k->idle(iw, &r);
-            record_wl("idle", k, iw->conns, &r, floor_for(&fc, iw->conns));
-            r.nops = 0;
-            k->request(qw, &r);
-            record_wl("request", k, qw->n, &r, floor_for(&fc, qw->n));
-            r.nops = 0;
-            k->mixed(mw, &r);
-            record_wl("mixed", k, mw->n, &r, floor_for(&fc, mw->n));
+        for (w = 0; w < nsets; w++) {
+            const struct workloads *wl = &wls[w];
+            int warm = rep == 0;
+            for (j = 0; j < MAX_KINDS; j++) {
+                const struct kind *k = kinds[(j + rep) % MAX_KINDS];
+                struct wl_result r;
+                if (!warm || wl->rw.n <= WARMUP_MAX_N) {
+                    r.nops = 0;
+                    k->random(&wl->rw, &r);
+                    record_wl("random", k, wl->rw.n, &r, floor_for(&fc, wl->rw.n));
+                }
+                if (!warm || wl->iw.conns <= WARMUP_MAX_N) {
+                    r.nops = 0;
+                    k->idle(&wl->iw, &r);
+                    record_wl("idle", k, wl->iw.conns, &r, floor_for(&fc, wl->iw.conns));
+                }
+                if (!warm || wl->qw.n <= WARMUP_MAX_N) {
+                    r.nops = 0;
+                    k->request(&wl->qw, &r);
+                    record_wl("request", k, wl->qw.n, &r, floor_for(&fc, wl->qw.n));
+                }
+                if (!warm || wl->mw.n <= WARMUP_MAX_N) {
+                    r.nops = 0;
+                    k->mixed(&wl->mw, &r);
+                    record_wl("mixed", k, wl->mw.n, &r, floor_for(&fc, wl->mw.n));
+                }
+            }
         }
     }
-    fprintf(stderr, "\r%*s\r", 40, "");
+    /* on a terminal, erase the progress line; in a log, end it */
+    fprintf(stderr, isatty(2) ? "\r%*s\r" : "%.*s\n", 40, "");
 }
 
 /* ---- report -------------------------------------------------------------- */
 
-/* One figure: median ns/op, median ratio to the floor insert, and the
- * spread as max - min in ns (absolute, so that it stays meaningful for
- * min_time, a difference that can be close to 0). */
+/* 1000, 10k, 1M, 10M; other counts in full */
+static const char *short_n(size_t n, char *buf, size_t len)
+{
+    if (n >= 1000000 && n % 1000000 == 0)
+        snprintf(buf, len, "%zuM", n / 1000000);
+    else if (n >= 10000 && n % 1000 == 0)
+        snprintf(buf, len, "%zuk", n / 1000);
+    else
+        snprintf(buf, len, "%zu", n);
+    return buf;
+}
+
+/* One figure: median ns/op (or <noise), median ratio to the floor insert,
+ * and the spread as max - min in ns (absolute, so that it stays meaningful
+ * for a difference that can be close to 0). */
 #define CELL_W 24
 static void print_cell(const struct rec *r)
 {
     struct stats ns, ratio;
+    char med[32];
     if (r == NULL || r->count == 0) {
         printf("  %-*s", CELL_W, "-");
         return;
     }
     ns = stats_of(r->ns, r->count);
     ratio = stats_of(r->ratio, r->count);
-    printf("  %7.1f %8.2fx %6.1f", ns.median, ratio.median, ns.max - ns.min);
+    fmt_median(r, med, sizeof med);
+    if (med[0] == '<')
+        printf("  %7s %9s %6.1f", med, "-", ns.max - ns.min);
+    else
+        printf("  %7s %8.2fx %6.1f", med, ratio.median, ns.max - ns.min);
 }
 
 static void print_cell_heads(int count)
@@ -99,7 +158,28 @@ static void print_cell_heads(int count)
         printf("  %7s %9s %6s", "ns/op", "x floor", "range");
 }
 
-static void print_seed_table(const struct config *cfg)
+static void print_header(const struct config *cfg)
+{
+    char cpu[256], cc[256];
+    int i;
+    cpu_model(cpu, sizeof cpu);
+    snprintf(cc, sizeof cc, "%s", compiler());
+    for (i = (int)strlen(cc); i > 0 && cc[i - 1] == ' '; i--)
+        cc[i - 1] = '\0';              /* clang's version string ends in a space */
+    printf("Timer container benchmark: set (red-black tree), heap (indexed %d-ary min-heap), "
+           "wheel (hierarchical timing wheel)\n", TIMER_HEAP_ARITY);
+    printf("  %s | %s | CPU: %s, %ld online\n", cc, BENCH_CFLAGS, cpu, sysconf(_SC_NPROCESSORS_ONLN));
+    printf("  %d repetitions after 1 warm-up (N <= %d); a figure is the median over them, range = max - min |"
+           " RNG seed %" PRIu64 "\n", cfg->reps, WARMUP_MAX_N, cfg->seed);
+    printf("  every batch is timed with a clock_gettime(CLOCK_MONOTONIC) pair (%.1f ns here) and that cost\n"
+           "  subtracted; runs on fewer than %d timers repeat in rounds on the same items (%d ops of\n"
+           "  each kind per repetition), and their figure is the median over the rounds\n",
+           bench_clock_cost, BENCH_MIN_OPS, BENCH_MIN_OPS);
+    printf("  items: one array, each element the kind's node + the int64 expiry the benchmark expects;\n"
+           "  every pop is checked: exactly the items due come out\n");
+}
+
+static void print_ordered_table(const struct config *cfg)
 {
     static const char *const ops[] = { "insert", "remove", "pop", "min_time" };
     const char *names[MAX_KINDS + 1];
@@ -108,92 +188,298 @@ static void print_seed_table(const struct config *cfg)
     names[0] = "floor";
     for (k = 0; k < MAX_KINDS; k++)
         names[k + 1] = kinds[k]->name;
-    printf("\nSeed protocol: insert N at base + i*97, remove the first half, pop each at its expiry;\n"
-           "min_time = (min_time + pop loop) - (pop loop), both over a freshly re-inserted second half.\n"
-           "Cell: median ns/op; median of (ns / floor insert ns at the same N, same repetition);\n"
-           "range = max - min ns/op over the repetitions. min_time near 0 means free (within noise).\n\n");
+    printf("\n== 1. Ordered-insert protocol ==\n"
+           "  insert N timers at base + i*97 (ascending), remove the first half, pop each remaining one at\n"
+           "  exactly its expiry; then again with min_time before each pop:\n"
+           "  min_time = (min_time + pop loop) - (pop loop), both over a freshly re-inserted second half.\n"
+           "  floor: the cheapest conceivable intrusive link/unlink (a list per expiry's low 8 bits), same N.\n"
+           "  Cell: median ns per op | x floor: median of ns / floor insert ns (same N, same repetition) |\n"
+           "  range: max - min ns/op. mem KB: container-owned memory after N inserts (heap: its array).\n"
+           "  Node bytes:");
+    for (k = 0; k <= MAX_KINDS; k++) {
+        const struct rec *ins = rec_find("ordered", names[k], cfg->sizes[0], "insert");
+        printf(" %s %zu%s", names[k], ins != NULL ? ins->node_bytes : (size_t)0, k < MAX_KINDS ? "," : ".\n\n");
+    }
     printf("%-6s %10s", "kind", "N");
     for (o = 0; o < 4; o++)
         printf("  %-*s", CELL_W, ops[o]);
-    printf(" %10s %7s\n%17s", "mem KB", "node B", "");
+    printf(" %10s\n%17s", "mem KB", "");
     print_cell_heads(4);
     printf("\n");
     for (s = 0; s < cfg->nsizes; s++) {
         for (k = 0; k <= MAX_KINDS; k++) {
-            struct rec *ins = rec_find("seed", names[k], cfg->sizes[s], "insert");
+            struct rec *ins = rec_find("ordered", names[k], cfg->sizes[s], "insert");
             printf("%-6s %10zu", names[k], cfg->sizes[s]);
             for (o = 0; o < 4; o++)
-                print_cell(rec_find("seed", names[k], cfg->sizes[s], ops[o]));
+                print_cell(rec_find("ordered", names[k], cfg->sizes[s], ops[o]));
             if (ins != NULL && ins->owned_kb >= 0)
-                printf(" %10.2f", ins->owned_kb);
+                printf(" %10.2f\n", ins->owned_kb);
             else
-                printf(" %10s", "-");
-            printf(" %7zu\n", ins != NULL ? ins->node_bytes : (size_t)0);
+                printf(" %10s\n", "-");
         }
-        printf("\n");
+        if (s + 1 < cfg->nsizes)
+            printf("\n");
     }
 }
 
-static void print_workload_table(const struct idle_wl *iw)
+static void print_workload_table(const struct workloads *wls, int nsets)
 {
-    static const char *const wls[] = { "random", "idle", "request", "mixed" };
-    int w, k;
+    int w, k, set;
     size_t i, j;
+    char a[24], b[24];
 
-    printf("Workloads (tick = 1 ms); cells as above, x floor = ratio to the floor insert at the workload's N.\n");
-    printf("  random:  N expiries uniform over 2^24 ticks, all inserted, popped in %d steps\n", RANDOM_STEPS);
-    printf("  idle:    N connections, %zu msgs/ms to random ones, each reschedules to now + %" PRId64
-           " ms; %zu went silent;\n"
-           "           pop every ms: pop = ns per expired item, pop_call = ns per pop call\n",
-           iw->conns / 1000 ? iw->conns / 1000 : 1, iw->timeout, iw->silent);
+    printf("\n== 2. Workloads (1 tick = 1 ms), each at a small and a large N ==\n");
+    printf("  random:  N expiries uniform over 2^24 ticks, all inserted, then popped in %d steps\n", RANDOM_STEPS);
+    printf("  idle:    N connections, each sends 1 message/s; a message reschedules its connection to now +"
+           " %" PRId64 " ms;\n"
+           "           1%% go silent and expire (", wls[0].iw.timeout);
+    for (set = 0; set < nsets; set++)
+        printf("%s%zu of %s", set ? ", " : "", wls[set].iw.silent, short_n(wls[set].iw.conns, a, sizeof a));
+    printf("); pop every ms\n");
     printf("  request: %d requests/ms, each armed for %" PRId64 " ms; %d%% removed before expiry, "
            "the rest popped\n", REQ_PER_TICK, REQ_DELAY, REQ_ANSWERED_PERCENT);
     printf("  mixed:   delays log-uniform over 1 .. 2^%d ticks; a random half removed in random order;\n"
            "           the rest popped at now0 + 2^(k/4)\n", MIXED_LOG2_MAX);
-    printf("  floor insert, median ns/op at the workload's N:");
-    for (w = 0; w < 4; w++)
-        for (i = 0; i < nrecs; i++)
-            if (!strcmp(recs[i].workload, wls[w])) {
-                const struct rec *f = rec_find("seed", "floor", recs[i].n, "insert");
-                if (f != NULL)
-                    printf(" %s %.2f", wls[w], stats_of(f->ns, f->count).median);
-                break;
-            }
-    printf("\n");
-    printf("\n%-8s %8s %-11s", "workload", "N", "op");
+    printf("  Cells as in 1; x floor = ratio to the floor insert at the workload's N (median ns:");
+    for (i = 0; i < nrecs; i++) {
+        int used = 0;
+        if (strcmp(recs[i].workload, "ordered") || strcmp(recs[i].kind, "floor") || strcmp(recs[i].op, "insert"))
+            continue;
+        for (set = 0; set < nsets; set++)
+            for (w = 0; w < NWL; w++)
+                used |= wl_n(&wls[set], w) == recs[i].n;
+        if (used)
+            printf(" %.2f at %s", stats_of(recs[i].ns, recs[i].count).median, short_n(recs[i].n, b, sizeof b));
+    }
+    printf(").\n"
+           "  idle, request: each tick's ops of one kind are timed as a batch of their own (one message a\n"
+           "  tick at N 1000: less the clock's cost, a difference); pop = ns per item popped (every\n"
+           "  tick's pop call, most of which find nothing, / items popped), pop_call = ns per pop call.\n\n");
+    printf("%-8s %8s %-11s", "workload", "N", "op");
     for (k = 0; k < MAX_KINDS; k++)
         printf("  %-*s", CELL_W, kinds[k]->name);
     printf("\n%29s", "");
     print_cell_heads(MAX_KINDS);
     printf("\n");
-    for (w = 0; w < 4; w++) {
-        /* ops in the order the driver recorded them */
-        for (i = 0; i < nrecs; i++) {
-            int first = 1;
-            if (strcmp(recs[i].workload, wls[w]) || strcmp(recs[i].kind, kinds[0]->name))
-                continue;
-            for (j = 0; j < i; j++)
-                if (!strcmp(recs[j].workload, wls[w]) && !strcmp(recs[j].kind, kinds[0]->name) &&
-                    !strcmp(recs[j].op, recs[i].op))
-                    first = 0;
-            if (!first)
-                continue;
-            printf("%-8s %8zu %-11s", wls[w], recs[i].n, recs[i].op);
-            for (k = 0; k < MAX_KINDS; k++)
-                print_cell(rec_find(wls[w], kinds[k]->name, recs[i].n, recs[i].op));
+    for (w = 0; w < NWL; w++) {
+        for (set = 0; set < nsets; set++) {
+            size_t n = wl_n(&wls[set], w);
+            /* ops in the order the driver recorded them; total is the verdict's */
+            for (i = 0; i < nrecs; i++) {
+                int first = 1;
+                if (strcmp(recs[i].workload, wl_names[w]) || recs[i].n != n ||
+                    strcmp(recs[i].kind, kinds[0]->name) || !strcmp(recs[i].op, "total"))
+                    continue;
+                for (j = 0; j < i; j++)
+                    if (!strcmp(recs[j].workload, wl_names[w]) && recs[j].n == n &&
+                        !strcmp(recs[j].kind, kinds[0]->name) && !strcmp(recs[j].op, recs[i].op))
+                        first = 0;
+                if (!first)
+                    continue;
+                printf("%-8s %8zu %-11s", wl_names[w], n, recs[i].op);
+                for (k = 0; k < MAX_KINDS; k++)
+                    print_cell(rec_find(wl_names[w], kinds[k]->name, n, recs[i].op));
+                printf("\n");
+            }
+        }
+        if (w + 1 < NWL)
+            printf("\n");
+    }
+}
+
+/* ---- verdict ------------------------------------------------------------- */
+
+/* One kind's score over a group of sizes of one workload, per repetition:
+ * the geometric mean of its totals (ns per timer) over the sizes, so that
+ * each size weighs the same. Repetition i of every figure ran in the same
+ * pass, so a score per repetition is meaningful. Returns 0 when a figure is
+ * missing or below the noise. */
+static int kind_scores(const char *wl, const char *kind, const size_t *ns, int nn, const char *op,
+                       double *score, int *count)
+{
+    int i, r;
+    *count = MAX_REPS;
+    for (r = 0; r < MAX_REPS; r++)
+        score[r] = 0;
+    for (i = 0; i < nn; i++) {
+        const struct rec *rc = rec_find(wl, kind, ns[i], op);
+        if (rc == NULL || rc->count == 0 || rec_resolved(rc) != rec_resolved(rc))
+            return 0;
+        if (rc->count < *count)
+            *count = rc->count;
+        for (r = 0; r < rc->count; r++) {
+            if (rc->ns[r] <= 0)
+                return 0;
+            score[r] += log(rc->ns[r]) / nn;
+        }
+    }
+    for (r = 0; r < *count; r++)
+        score[r] = exp(score[r]);
+    return 1;
+}
+
+/* Geometric mean over the sizes of the medians of one op; NAN if unresolved. */
+static double op_median(const char *wl, const char *kind, const size_t *ns, int nn, const char *op)
+{
+    double sum = 0;
+    int i;
+    for (i = 0; i < nn; i++) {
+        double m = rec_resolved(rec_find(wl, kind, ns[i], op));
+        if (!(m > 0))
+            return NAN;
+        sum += log(m) / nn;
+    }
+    return exp(sum);
+}
+
+/* One line: the fastest kind by total, by how much it leads the next (and
+ * whether their repetitions' ranges overlap), and the kind to avoid with the
+ * op where it loses most. */
+static void verdict_line(const char *label, const char *wl, const size_t *ns, int nn)
+{
+    double score[MAX_KINDS][MAX_REPS];
+    struct stats st[MAX_KINDS];
+    int order[MAX_KINDS], count, k, i, j;
+    const struct kind *best, *next, *worst;
+    const char *worst_op = NULL;
+    double worst_op_ratio = 0, lead, ratio;
+    size_t r;
+
+    printf("  %-24s ", label);
+    for (k = 0; k < MAX_KINDS; k++) {
+        if (!kind_scores(wl, kinds[k]->name, ns, nn, "total", score[k], &count)) {
+            printf("not resolved in this run (a total is missing or below the noise)\n");
+            return;
+        }
+        st[k] = stats_of(score[k], count);
+        order[k] = k;
+    }
+    for (i = 1; i < MAX_KINDS; i++)           /* insertion sort by median score */
+        for (j = i; j > 0 && st[order[j]].median < st[order[j - 1]].median; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    best = kinds[order[0]];
+    next = kinds[order[1]];
+    worst = kinds[order[MAX_KINDS - 1]];
+    lead = st[order[1]].median / st[order[0]].median;
+    ratio = st[order[MAX_KINDS - 1]].median / st[order[0]].median;
+    printf("%s (%.1f ns/timer), %.2fx faster than %s%s", best->name, st[order[0]].median, lead, next->name,
+           st[order[0]].max >= st[order[1]].min ? " (within noise)" : "");
+    if (ratio < AVOID_RATIO) {
+        printf("; %s only %.2fx slower: none to avoid\n", worst->name, ratio);
+        return;
+    }
+    /* the op of that workload where the worst kind loses most to the best */
+    for (r = 0; r < nrecs; r++) {
+        double a, b;
+        if (strcmp(recs[r].workload, wl) || strcmp(recs[r].kind, worst->name) || recs[r].n != ns[0] ||
+            !strcmp(recs[r].op, "total") || !strcmp(recs[r].op, "min_time"))
+            continue;
+        a = op_median(wl, worst->name, ns, nn, recs[r].op);
+        b = op_median(wl, best->name, ns, nn, recs[r].op);
+        if (a / b > worst_op_ratio) {
+            worst_op_ratio = a / b;
+            worst_op = recs[r].op;
+        }
+    }
+    printf("; avoid %s: %.1fx slower", worst->name, ratio);
+    if (worst_op != NULL && worst_op_ratio > ratio)
+        printf(" (its %s %.0fx)", worst_op, worst_op_ratio);
+    printf("\n");
+}
+
+static void print_verdict(const struct config *cfg, const struct workloads *wls, int nsets)
+{
+    size_t ns[MAX_SIZES];
+    int s, w, set, k, cls;
+    char label[96], a[24];
+
+    printf("\n== 3. Verdict, from this run's medians ==\n"
+           "  Basis: total = every timed operation of one run of the workload / its N timers, in ns per timer\n"
+           "  (each timer: its insert, then its remove or pop). ordered: insert + remove + pop (min_time left\n"
+           "  out); random: insert + pop; mixed: insert + remove + pop; idle, request: the whole tick loop\n"
+           "  (reschedules or inserts and removes, and the pop call of every tick) timed in one batch, in\n"
+           "  rounds of their own; idle is per connection, over its ~20 reschedules in 20 s.\n"
+           "  A size class of the ordered protocol (small: N < %d) scores the geometric mean over its sizes.\n"
+           "  'within noise': the fastest's slowest repetition was slower than the runner-up's fastest.\n"
+           "  'avoid' when the slowest total is %.1fx the fastest or more; 'its op' = where it loses most.\n\n",
+           SMALL_BELOW, AVOID_RATIO);
+    printf("%-8s %8s", "total", "N");
+    for (k = 0; k < MAX_KINDS; k++)
+        printf("  %15s", kinds[k]->name);
+    printf("\n%17s", "");
+    for (k = 0; k < MAX_KINDS; k++)
+        printf("  %15s", "ns/timer range");
+    printf("\n");
+    for (w = -1; w < NWL; w++) {
+        int count = w < 0 ? cfg->nsizes : nsets;
+        for (s = 0; s < count; s++) {
+            const char *wl = w < 0 ? "ordered" : wl_names[w];
+            size_t n = w < 0 ? cfg->sizes[s] : wl_n(&wls[s], w);
+            printf("%-8s %8zu", wl, n);
+            for (k = 0; k < MAX_KINDS; k++) {
+                const struct rec *r = rec_find(wl, kinds[k]->name, n, "total");
+                char med[32];
+                if (r == NULL || r->count == 0) {
+                    printf("  %15s", "-");
+                    continue;
+                }
+                {
+                    struct stats st = stats_of(r->ns, r->count);
+                    printf("  %8s %6.1f", fmt_median(r, med, sizeof med), st.max - st.min);
+                }
+            }
             printf("\n");
         }
     }
+    printf("\n");
+    for (cls = 0; cls < 2; cls++) {
+        int nn = 0, len;
+        for (s = 0; s < cfg->nsizes; s++)
+            if ((cfg->sizes[s] < SMALL_BELOW) == (cls == 0))
+                ns[nn++] = cfg->sizes[s];
+        if (nn == 0)
+            continue;
+        len = snprintf(label, sizeof label, "ordered %s, N", cls == 0 ? "small" : "large");
+        for (s = 0; s < nn && len < (int)sizeof label - 16; s++)
+            len += snprintf(label + len, sizeof label - (size_t)len, "%s%s", s ? "," : " ",
+                            short_n(ns[s], a, sizeof a));
+        snprintf(label + len, sizeof label - (size_t)len, ":");
+        verdict_line(label, "ordered", ns, nn);
+    }
+    for (w = 0; w < NWL; w++)
+        for (set = 0; set < nsets; set++) {
+            size_t n = wl_n(&wls[set], w);
+            snprintf(label, sizeof label, "%s, N %s:", wl_names[w], short_n(n, a, sizeof a));
+            verdict_line(label, wl_names[w], &n, 1);
+        }
+}
+
+static void print_notes(void)
+{
+    printf("\nNotes\n"
+           "  <x  below the noise: too small for this run to resolve, not a cost. A median is shown only\n"
+           "      when it exceeds its noise x. For a difference (min_time: two timed loops subtracted;\n"
+           "      idle and request per op: per-tick batches of a few ops, less the clock pair's mean cost)\n"
+           "      x is its range over the repetitions (max - min): shown, it is a figure its repetitions\n"
+           "      agree on to better than its own size. For every figure x is at least 0.05 ns (the\n"
+           "      printed resolution) and at least the size of a negative median (nothing costs less\n"
+           "      than zero: that much is noise).\n"
+           "  The machine may be shared and noisy: compare kinds within one run, not across runs.\n");
 }
 
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: timer_bench [--sizes N,N,...] [--reps R] [--wn N] [--conns N] [--seed S] [--csv PATH]\n"
-            "  --sizes  seed-protocol sizes (default 10000,1000000,10000000)\n"
-            "  --reps   repetitions; median and spread are over them (default 5)\n"
-            "  --wn     items in the random, request and mixed workloads (default 1000000)\n"
-            "  --conns  connections in the idle workload (default 100000)\n"
+            "usage: timer_bench [--sizes N,N,...] [--reps R] [--wn N] [--conns N] [--small N] [--seed S]\n"
+            "                   [--csv PATH]\n"
+            "  --sizes  ordered-insert protocol sizes (default 1000,10000,1000000,10000000)\n"
+            "  --reps   repetitions; median and spread are over them (default 3)\n"
+            "  --wn     items in the large random, request and mixed workloads (default 1000000)\n"
+            "  --conns  connections in the large idle workload (default 100000)\n"
+            "  --small  items and connections in the small workloads (default 1000; 0: none)\n"
             "  --seed   RNG seed of the workloads (default 1)\n"
             "  --csv    where to write the CSV (default results.csv; '-' for none)\n");
     exit(2);
@@ -202,39 +488,32 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     struct config cfg;
-    struct random_wl rw;
-    struct idle_wl iw;
-    struct request_wl qw;
-    struct mixed_wl mw;
-    char cpu[256], cc[256];
+    struct workloads wls[2];
     size_t maxn, item_bytes = sizeof(struct floor_node);
     size_t kind_item_bytes[MAX_KINDS];
-    int i;
+    int i, nsets = 0;
 
-    parse_args(&cfg, argc, argv, "10000,1000000,10000000", "results.csv", usage);
+    parse_args(&cfg, argc, argv, "1000,10000,1000000,10000000", 3, 1000, "results.csv", usage);
 
     bench_clock_cost = clock_cost();
-
-    cpu_model(cpu, sizeof cpu);
-    snprintf(cc, sizeof cc, "%s", compiler());
-    for (i = (int)strlen(cc); i > 0 && cc[i - 1] == ' '; i--)
-        cc[i - 1] = '\0';              /* clang's version string ends in a space */
-    printf("Timer container benchmark | %s | flags: %s | CPU: %s\n", cc, BENCH_CFLAGS, cpu);
-    printf("reps %d + 1 warm-up (median, range = max-min) | seed %" PRIu64
-           " | clock_gettime(CLOCK_MONOTONIC) pair %.1f ns, subtracted per timed batch in idle/request\n",
-           cfg.reps, cfg.seed, bench_clock_cost);
-    printf("items: one malloc'd array, one element per item = that kind's node + int64 expected expiry;\n"
-           "node B = sizeof the kind's node; mem KB = container-owned memory after N inserts (heap: its array)\n");
+    print_header(&cfg);
     fflush(stdout);
 
-    /* workloads are generated once, before any timing */
+    /* workloads are generated once, before any timing; the large set first,
+     * so that it is the same as make bench-peers draws from the same seed */
     rng_state = cfg.seed;
-    random_make(&rw, cfg.wn);
-    idle_make(&iw, cfg.conns);
-    request_make(&qw, cfg.wn);
-    mixed_make(&mw, cfg.wn);
+    workloads_make(&wls[1], cfg.wn, cfg.conns);
+    if (cfg.small != 0) {
+        workloads_make(&wls[0], cfg.small, cfg.small);
+        nsets = 2;
+    } else {
+        wls[0] = wls[1];
+        nsets = 1;
+    }
 
     maxn = cfg.wn > cfg.conns ? cfg.wn : cfg.conns;
+    if (cfg.small > maxn)
+        maxn = cfg.small;
     for (i = 0; i < cfg.nsizes; i++)
         if (cfg.sizes[i] > maxn)
             maxn = cfg.sizes[i];
@@ -248,23 +527,19 @@ int main(int argc, char **argv)
     bench_arena = xmalloc(bench_arena_bytes);
     memset(bench_arena, 1, bench_arena_bytes);     /* fault every page in now */
 
-    run(&cfg, &rw, &iw, &qw, &mw);
+    run(&cfg, wls, nsets);
 
-    print_seed_table(&cfg);
-    print_workload_table(&iw);
+    print_ordered_table(&cfg);
+    print_workload_table(wls, nsets);
+    print_verdict(&cfg, wls, nsets);
+    print_notes();
     if (strcmp(cfg.csv, "-") != 0) {
         write_csv(cfg.csv);
-        printf("\nCSV: %s\n", cfg.csv);
+        printf("\nCSV: %s (every figure with min, max, reps; noise_ns and below_noise for differences)\n",
+               cfg.csv);
     }
-    free(rw.when);
-    free(iw.first_when);
-    free(iw.msg);
-    free(iw.msg_at);
-    free(qw.resp);
-    free(qw.resp_at);
-    free(mw.when);
-    free(mw.steps);
-    free(mw.order);
+    for (i = 0; i < nsets; i++)
+        workloads_free(&wls[i]);
     free(bench_arena);
     free(recs);
     return 0;

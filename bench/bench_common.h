@@ -1,7 +1,8 @@
 /* bench_common.h - what every benchmark program in bench/ shares: the clock,
- * the item arena, the seed protocol's expiries, the precomputed workloads, the
- * floor, repetitions and medians (one record per kind/workload/N/op), the
- * machine's description, the CSV and the options' parsers.
+ * the item arena, the ordered-insert protocol's expiries, the precomputed
+ * workloads, the floor, repetitions and medians (one record per
+ * kind/workload/N/op), the machine's description, the CSV and the options'
+ * parsers.
  *
  * Included once, by bench.c (our containers) and by peers.c (our containers
  * beside libev, libuv, libevent and a BSD tree.h set). The including file
@@ -55,8 +56,50 @@ static double bench_now(void)
 }
 
 /* Cost of one bench_now() pair with nothing between; subtracted from each
- * short batch in the workloads that interleave operation kinds. */
+ * timed batch (bench_since). */
 static double bench_clock_cost;
+
+/* Time since t0 of the batch run in between: less the clock pair itself. */
+static double bench_since(double t0)
+{
+    return bench_now() - t0 - bench_clock_cost;
+}
+
+/* Rounds. A run over few timers (1000 inserts take microseconds) is repeated
+ * in rounds over the same items, as hot in the cache as a small container in
+ * a program, until the rounds together run at least BENCH_MIN_OPS operations
+ * of each kind. Each round's batches are timed on their own, and a figure is
+ * the median over the rounds: a round hit by an interrupt, or by another
+ * process taking the CPU, does not move it. A large run is one round. */
+#define BENCH_MIN_OPS 131072
+#define BENCH_MAX_ROUNDS 1024
+
+static size_t bench_rounds(size_t ops_per_round)
+{
+    size_t r;
+    if (ops_per_round == 0 || ops_per_round >= BENCH_MIN_OPS)
+        return 1;
+    r = (BENCH_MIN_OPS + ops_per_round - 1) / ops_per_round;
+    return r < BENCH_MAX_ROUNDS ? r : BENCH_MAX_ROUNDS;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One figure's time (ns) in each round of a run. */
+struct round_ns {
+    double ns[BENCH_MAX_ROUNDS];
+};
+
+/* The median over the rounds (sorts them). */
+static double round_median(struct round_ns *r, size_t rounds)
+{
+    qsort(r->ns, rounds, sizeof r->ns[0], cmp_double);
+    return rounds % 2 ? r->ns[rounds / 2] : (r->ns[rounds / 2 - 1] + r->ns[rounds / 2]) / 2;
+}
 
 /* Results that the compiler must not discard. */
 static volatile uint64_t bench_sink;
@@ -95,16 +138,11 @@ static void *bench_items(size_t bytes)
     return bench_arena;
 }
 
-/* ---- the seed protocol's expiries ------------------------------------- */
+/* ---- the ordered-insert protocol's expiries ------------------------------ */
 
-#define SEED_BASE INT64_C(1000)
-#define SEED_STEP INT64_C(97)
-#define SEED_WHEN(i) (SEED_BASE + (int64_t)(i) * SEED_STEP)
-
-struct seed_result {
-    double insert, remove, pop, min_time;   /* ns per op */
-    size_t owned_bytes;
-};
+#define ORDERED_BASE INT64_C(1000)
+#define ORDERED_STEP INT64_C(97)
+#define ORDERED_WHEN(i) (ORDERED_BASE + (int64_t)(i) * ORDERED_STEP)
 
 /* ---- workloads, precomputed so that no RNG is timed -------------------- */
 
@@ -146,19 +184,37 @@ struct mixed_wl {
     uint32_t *order;            /* removal order: a random permutation */
 };
 
-/* One workload's measurements: ns per op for each kind of op it does. */
+/* One workload's measurements: ns per op for each kind of op it does, and
+ * "total": every timed operation of the run divided by its N timers. */
 #define WL_MAX_OPS 6
 struct wl_result {
     int nops;
     const char *op[WL_MAX_OPS];
     double ns[WL_MAX_OPS];      /* ns per op */
+    int derived[WL_MAX_OPS];    /* a difference of timings: see rec_noise */
 };
 
-static void wl_put(struct wl_result *r, const char *op, double total_ns, size_t count)
+static void wl_put_as(struct wl_result *r, const char *op, double total_ns, size_t count, int derived)
 {
+    if (r->nops == WL_MAX_OPS)
+        bench_fail("more than %d figures in one workload", WL_MAX_OPS);
     r->op[r->nops] = op;
     r->ns[r->nops] = count ? total_ns / (double)count : 0.0;
+    r->derived[r->nops] = derived;
     r->nops++;
+}
+
+/* A figure timed directly: one or more batches of the op alone. */
+static void wl_put(struct wl_result *r, const char *op, double total_ns, size_t count)
+{
+    wl_put_as(r, op, total_ns, count, 0);
+}
+
+/* A figure that is a difference: two timed loops (min_time), or batches of
+ * a few ops each from which the clock pair's mean cost was subtracted. */
+static void wl_put_diff(struct wl_result *r, const char *op, double total_ns, size_t count)
+{
+    wl_put_as(r, op, total_ns, count, 1);
 }
 
 static void random_make(struct random_wl *w, size_t n)
@@ -275,12 +331,42 @@ static void mixed_make(struct mixed_wl *w, size_t n)
     }
 }
 
+/* The four workloads at one size, generated in this order from the RNG (the
+ * same order in bench.c and peers.c, so that one seed gives one workload). */
+struct workloads {
+    struct random_wl rw;
+    struct idle_wl iw;
+    struct request_wl qw;
+    struct mixed_wl mw;
+};
+
+static void workloads_make(struct workloads *w, size_t n, size_t conns)
+{
+    random_make(&w->rw, n);
+    idle_make(&w->iw, conns);
+    request_make(&w->qw, n);
+    mixed_make(&w->mw, n);
+}
+
+static void workloads_free(struct workloads *w)
+{
+    free(w->rw.when);
+    free(w->iw.first_when);
+    free(w->iw.msg);
+    free(w->iw.msg_at);
+    free(w->qw.resp);
+    free(w->qw.resp_at);
+    free(w->mw.when);
+    free(w->mw.steps);
+    free(w->mw.order);
+}
+
 /* ---- the floor: cheapest conceivable intrusive link and unlink --------- */
 
 /* A 24-byte node (a list link plus its expiry, like the wheel's node) linked
  * at the tail of one of FLOOR_HEADS lists chosen by the expiry's low bits,
- * and unlinked again: same N and order as the seed protocol's insert and
- * remove, with no search, no bitmap, no counter. */
+ * and unlinked again: same N and order as the ordered-insert protocol's
+ * insert and remove, with no search, no bitmap, no counter. */
 #define FLOOR_HEADS 256
 
 struct floor_node {
@@ -290,25 +376,30 @@ struct floor_node {
 
 static void floor_run(size_t n, double *insert, double *remove)
 {
-    struct floor_node *it = (struct floor_node *)bench_items(n * sizeof *it);
+    static struct round_ns ins, rem;
     struct tlist heads[FLOOR_HEADS];
-    size_t i, half = n / 2, busy = 0;
+    size_t i, half = n / 2, busy = 0, rounds = bench_rounds(n), round;
     double t0;
 
-    for (i = 0; i < FLOOR_HEADS; i++)
-        tlist_init(&heads[i]);
-    t0 = bench_now();
-    for (i = 0; i < n; i++) {
-        it[i].expire = SEED_WHEN(i);
-        tlist_push_back(&heads[it[i].expire & (FLOOR_HEADS - 1)], &it[i].link);
+    for (round = 0; round < rounds; round++) {
+        struct floor_node *it = (struct floor_node *)bench_items(n * sizeof *it);
+        for (i = 0; i < FLOOR_HEADS; i++)
+            tlist_init(&heads[i]);
+        t0 = bench_now();
+        for (i = 0; i < n; i++) {
+            it[i].expire = ORDERED_WHEN(i);
+            tlist_push_back(&heads[it[i].expire & (FLOOR_HEADS - 1)], &it[i].link);
+        }
+        ins.ns[round] = bench_since(t0);
+        t0 = bench_now();
+        for (i = 0; i < half; i++)
+            tlist_remove(&it[i].link);
+        rem.ns[round] = bench_since(t0);
+        for (i = 0; i < FLOOR_HEADS; i++)
+            busy += !tlist_empty(&heads[i]);
     }
-    *insert = (bench_now() - t0) / (double)n;
-    t0 = bench_now();
-    for (i = 0; i < half; i++)
-        tlist_remove(&it[i].link);
-    *remove = (bench_now() - t0) / (double)half;
-    for (i = 0; i < FLOOR_HEADS; i++)
-        busy += !tlist_empty(&heads[i]);
+    *insert = round_median(&ins, rounds) / (double)n;
+    *remove = round_median(&rem, rounds) / (double)half;
     bench_sink += busy;
 }
 
@@ -317,7 +408,7 @@ static void floor_run(size_t n, double *insert, double *remove)
 struct kind {
     const char *name;
     size_t node_bytes;
-    void (*seed)(size_t n, struct seed_result *r);
+    void (*ordered)(size_t n, struct wl_result *r, size_t *owned_bytes);
     void (*random)(const struct random_wl *w, struct wl_result *r);
     void (*idle)(const struct idle_wl *w, struct wl_result *r);
     void (*request)(const struct request_wl *w, struct wl_result *r);
@@ -332,6 +423,7 @@ struct rec {
     const char *workload, *kind, *op;
     size_t n, node_bytes;
     double owned_kb;            /* < 0: not applicable */
+    int derived;                /* a difference of timings: see rec_noise */
     int count;
     double ns[MAX_REPS], ratio[MAX_REPS];
 };
@@ -371,22 +463,17 @@ static struct rec *rec_get(const char *workload, const char *kind, size_t n, con
 }
 
 static void record(const char *workload, const char *kind, size_t n, const char *op,
-                   double ns, double floor_insert, size_t node_bytes)
+                   double ns, int derived, double floor_insert, size_t node_bytes)
 {
     struct rec *r;
     if (!recording)
         return;
     r = rec_get(workload, kind, n, op);
     r->node_bytes = node_bytes;
+    r->derived = derived;
     r->ns[r->count] = ns;
     r->ratio[r->count] = ns / floor_insert;
     r->count++;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 struct stats { double median, min, max; };
@@ -401,6 +488,54 @@ static struct stats stats_of(const double *v, int count)
     st.max = s[count - 1];
     st.median = count % 2 ? s[count / 2] : (s[count / 2 - 1] + s[count / 2]) / 2;
     return st;
+}
+
+/* The noise of a figure: for a difference (rec.derived: min_time, or
+ * batches of a few ops less the clock's mean cost) the range of its
+ * repetitions, max - min: a difference is shown only where its repetitions
+ * agree on it to better than its own size. For any figure at least the size
+ * of a negative median (no operation costs less than nothing: that much is
+ * bias or noise), and at least 0.05 ns, the printed resolution. A median
+ * below its noise is printed "<noise". */
+static double rec_noise(const struct rec *r)
+{
+    struct stats st;
+    double noise = 0.05;
+    if (r->count == 0)
+        return noise;
+    st = stats_of(r->ns, r->count);
+    if (r->derived && st.max - st.min > noise)
+        noise = st.max - st.min;
+    if (-st.median > noise)
+        noise = -st.median;
+    return noise;
+}
+
+/* The median ns/op, NAN when below the noise (or missing). */
+static double rec_resolved(const struct rec *r)
+{
+    double m;
+    if (r == NULL || r->count == 0)
+        return NAN;
+    m = stats_of(r->ns, r->count).median;
+    return m < rec_noise(r) ? NAN : m;
+}
+
+/* A median as printed: "12.3", or "<0.8" below the noise, or "-". */
+static const char *fmt_median(const struct rec *r, char *buf, size_t len)
+{
+    double m, noise;
+    if (r == NULL || r->count == 0) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
+    m = stats_of(r->ns, r->count).median;
+    noise = rec_noise(r);
+    if (m < noise)
+        snprintf(buf, len, "<%.1f", ceil(noise * 10) / 10);
+    else
+        snprintf(buf, len, "%.1f", m);
+    return buf;
 }
 
 /* The cost of one bench_now() pair with nothing between. The mean, not the
@@ -427,6 +562,7 @@ struct config {
     size_t sizes[MAX_SIZES];
     int nsizes, reps;
     size_t wn, conns;
+    size_t small;               /* N of the small workloads; 0: none */
     uint64_t seed;
     const char *csv;
 };
@@ -442,8 +578,8 @@ static double floor_for(struct floor_cache *fc, size_t n)
         if (fc->n[i] == n)
             return fc->ins[i];
     floor_run(n, &ins, &rem);
-    record("seed", "floor", n, "insert", ins, ins, sizeof(struct floor_node));
-    record("seed", "floor", n, "remove", rem, ins, sizeof(struct floor_node));
+    record("ordered", "floor", n, "insert", ins, 0, ins, sizeof(struct floor_node));
+    record("ordered", "floor", n, "remove", rem, 0, ins, sizeof(struct floor_node));
     fc->n[fc->count] = n;
     fc->ins[fc->count] = ins;
     fc->count++;
@@ -455,7 +591,7 @@ static void record_wl(const char *workload, const struct kind *k, size_t n,
 {
     int i;
     for (i = 0; i < r->nops; i++)
-        record(workload, k->name, n, r->op[i], r->ns[i], floor_insert, k->node_bytes);
+        record(workload, k->name, n, r->op[i], r->ns[i], r->derived[i], floor_insert, k->node_bytes);
 }
 
 /* ---- report -------------------------------------------------------------- */
@@ -499,16 +635,20 @@ static void write_csv(const char *path)
     size_t i;
     if (f == NULL)
         bench_fail("cannot write %s", path);
-    fprintf(f, "workload,kind,n,op,median_ns,min_ns,max_ns,ratio_to_floor_insert,reps,node_bytes,container_kb\n");
+    /* noise_ns: rec_noise; below_noise: 1 when the median is under it, and
+     * then says no more than "too small to resolve in this run" */
+    fprintf(f, "workload,kind,n,op,median_ns,min_ns,max_ns,ratio_to_floor_insert,reps,node_bytes,container_kb,"
+               "noise_ns,below_noise\n");
     for (i = 0; i < nrecs; i++) {
         struct stats ns = stats_of(recs[i].ns, recs[i].count);
         struct stats ratio = stats_of(recs[i].ratio, recs[i].count);
+        double noise = rec_noise(&recs[i]);
         fprintf(f, "%s,%s,%zu,%s,%.2f,%.2f,%.2f,%.4f,%d,%zu,", recs[i].workload, recs[i].kind,
                 recs[i].n, recs[i].op, ns.median, ns.min, ns.max, ratio.median, recs[i].count,
                 recs[i].node_bytes);
         if (recs[i].owned_kb >= 0)
             fprintf(f, "%.2f", recs[i].owned_kb);
-        fprintf(f, "\n");
+        fprintf(f, ",%.2f,%d\n", noise, ns.median < noise);
     }
     if (fclose(f) != 0)
         bench_fail("error writing %s", path);
@@ -548,14 +688,16 @@ static void parse_sizes(struct config *cfg, const char *s)
 }
 
 /* The options both programs take: --sizes --reps --wn --conns --seed --csv,
- * over the defaults given; anything else calls usage(), which exits. */
-static void parse_args(struct config *cfg, int argc, char **argv, const char *sizes,
-                       const char *csv, void (*usage)(void))
+ * and --small where small_default is not 0, over the defaults given;
+ * anything else calls usage(), which exits. */
+static void parse_args(struct config *cfg, int argc, char **argv, const char *sizes, int reps,
+                       size_t small_default, const char *csv, void (*usage)(void))
 {
     int i;
     memset(cfg, 0, sizeof *cfg);
     parse_sizes(cfg, sizes);
-    cfg->reps = 5;
+    cfg->small = small_default;
+    cfg->reps = reps;
     cfg->wn = 1000000;
     cfg->conns = 100000;
     cfg->seed = 1;
@@ -572,6 +714,8 @@ static void parse_args(struct config *cfg, int argc, char **argv, const char *si
             cfg->wn = parse_count(v);
         else if (!strcmp(a, "--conns"))
             cfg->conns = parse_count(v);
+        else if (!strcmp(a, "--small") && small_default != 0)
+            cfg->small = strcmp(v, "0") ? parse_count(v) : 0;
         else if (!strcmp(a, "--seed"))
             cfg->seed = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--csv"))
@@ -581,8 +725,8 @@ static void parse_args(struct config *cfg, int argc, char **argv, const char *si
     }
     if (cfg->reps < 1 || cfg->reps > MAX_REPS)
         bench_fail("--reps must be 1..%d", MAX_REPS);
-    if (cfg->wn > UINT32_MAX || cfg->conns > UINT32_MAX)
-        bench_fail("--wn and --conns must fit in 32 bits");
+    if (cfg->wn > UINT32_MAX || cfg->conns > UINT32_MAX || cfg->small > UINT32_MAX)
+        bench_fail("--wn, --conns and --small must fit in 32 bits");
 }
 
 #endif /* BENCH_COMMON_H */

@@ -28,7 +28,8 @@ struct K_(_item) {
 
 BENCH_EXPAND_DEFINE(KIND_DEFINE, CONT, ITEM, node)
 
-/* Pop at `now` and check that exactly `want` comes out (seed protocol). */
+/* Pop at `now` and check that exactly `want` comes out (ordered-insert
+ * protocol). */
 static inline void K_(_pop_one)(CONT *c, struct tlist *out, int64_t now, ITEM *want)
 {
     size_t k = C_(pop)(c, now, out);
@@ -67,73 +68,85 @@ static void K_(_reinsert)(CONT *c, ITEM *it, size_t from, size_t to)
     size_t i;
     C_(init)(c, 0);
     for (i = from; i < to; i++)
-        if (C_(insert)(c, SEED_WHEN(i), &it[i]) != 0)
-            bench_fail("%s: seed re-insert %zu failed", KIND_NAME, i);
+        if (C_(insert)(c, ORDERED_WHEN(i), &it[i]) != 0)
+            bench_fail("%s: ordered re-insert %zu failed", KIND_NAME, i);
 }
 
-/* The seed document's protocol: insert N at base + i*97, remove the first
+/* The ordered-insert protocol: insert N at base + i*97, remove the first
  * half, pop each remaining item at exactly its expiry; then re-insert the
- * second half and time min_time + pop against a plain pop loop. */
-static void K_(_seed)(size_t n, struct seed_result *r)
+ * second half and time min_time + pop against a plain pop loop, in the same
+ * round (min_time is the median of the rounds' differences). Small N runs in
+ * rounds (bench_rounds); total is insert + remove + pop per timer. */
+static void K_(_ordered)(size_t n, struct wl_result *r, size_t *owned_bytes)
 {
-    ITEM *it = (ITEM *)bench_items(n * sizeof(ITEM));
-    size_t i, half = n / 2;
+    static struct round_ns ins, rem, pop, mt, total;
+    size_t i, half = n / 2, rounds = bench_rounds(n), round;
     struct tlist out;
     CONT c;
-    double t0, pop_ns;
+    double t0, base;
     uint64_t sum = 0;          /* keeps the min_time calls alive */
 
     tlist_init(&out);
-    C_(init)(&c, 0);
-    t0 = bench_now();
-    for (i = 0; i < n; i++)
-        if (C_(insert)(&c, SEED_WHEN(i), &it[i]) != 0)
-            bench_fail("%s: seed insert %zu failed", KIND_NAME, i);
-    r->insert = (bench_now() - t0) / (double)n;
-    r->owned_bytes = KIND_OWNED(&c);
-    if (C_(size)(&c) != n)
-        bench_fail("%s: size %zu after %zu inserts", KIND_NAME, C_(size)(&c), n);
+    for (round = 0; round < rounds; round++) {
+        ITEM *it = (ITEM *)bench_items(n * sizeof(ITEM));
+        C_(init)(&c, 0);
+        t0 = bench_now();
+        for (i = 0; i < n; i++)
+            if (C_(insert)(&c, ORDERED_WHEN(i), &it[i]) != 0)
+                bench_fail("%s: ordered insert %zu failed", KIND_NAME, i);
+        ins.ns[round] = bench_since(t0);
+        if (round == 0)
+            *owned_bytes = KIND_OWNED(&c);
+        if (C_(size)(&c) != n)
+            bench_fail("%s: size %zu after %zu inserts", KIND_NAME, C_(size)(&c), n);
 
-    t0 = bench_now();
-    for (i = 0; i < half; i++)
-        if (!C_(remove)(&c, &it[i]))
-            bench_fail("%s: seed remove %zu returned false", KIND_NAME, i);
-    r->remove = (bench_now() - t0) / (double)half;
+        t0 = bench_now();
+        for (i = 0; i < half; i++)
+            if (!C_(remove)(&c, &it[i]))
+                bench_fail("%s: ordered remove %zu returned false", KIND_NAME, i);
+        rem.ns[round] = bench_since(t0);
 
-    t0 = bench_now();
-    for (i = half; i < n; i++)
-        K_(_pop_one)(&c, &out, SEED_WHEN(i), &it[i]);
-    pop_ns = bench_now() - t0;
-    r->pop = pop_ns / (double)(n - half);
-    K_(_expect_empty)(&c, "seed pop");
+        t0 = bench_now();
+        for (i = half; i < n; i++)
+            K_(_pop_one)(&c, &out, ORDERED_WHEN(i), &it[i]);
+        pop.ns[round] = bench_since(t0);
+        total.ns[round] = ins.ns[round] + rem.ns[round] + pop.ns[round];
+        K_(_expect_empty)(&c, "ordered pop");
 
-    /* The baseline for min_time is a plain pop loop over a freshly
-     * re-inserted second half: the same state the min_time loop starts from
-     * (after the removals above a heap's array is ordered differently). */
-    C_(destroy)(&c);
-    K_(_reinsert)(&c, it, half, n);
-    t0 = bench_now();
-    for (i = half; i < n; i++)
-        K_(_pop_one)(&c, &out, SEED_WHEN(i), &it[i]);
-    pop_ns = bench_now() - t0;
+        /* The baseline for min_time is a plain pop loop over a freshly
+         * re-inserted second half: the same state the min_time loop starts
+         * from (after the removals above a heap's array is ordered
+         * differently). */
+        C_(destroy)(&c);
+        K_(_reinsert)(&c, it, half, n);
+        t0 = bench_now();
+        for (i = half; i < n; i++)
+            K_(_pop_one)(&c, &out, ORDERED_WHEN(i), &it[i]);
+        base = bench_since(t0);
 
-    C_(destroy)(&c);
-    K_(_reinsert)(&c, it, half, n);
-    t0 = bench_now();
-    for (i = half; i < n; i++) {
-        int64_t t = C_(min_time)(&c);
-        /* Right after init the wheel's bound may lie anywhere before the
-         * first expiry; from then on the clock sits at expiry[i-1]. */
-        int check_left = KIND_MIN_EXACT || i > half;
-        if (t > SEED_WHEN(i) || (check_left && i > 0 && t <= SEED_WHEN(i - 1)))
-            bench_fail("%s: min_time %" PRId64 " outside (%" PRId64 ", %" PRId64 "] at step %zu",
-                       KIND_NAME, t, i > 0 ? SEED_WHEN(i - 1) : -1, SEED_WHEN(i), i);
-        sum += (uint64_t)t;
-        K_(_pop_one)(&c, &out, SEED_WHEN(i), &it[i]);
+        C_(destroy)(&c);
+        K_(_reinsert)(&c, it, half, n);
+        t0 = bench_now();
+        for (i = half; i < n; i++) {
+            int64_t t = C_(min_time)(&c);
+            /* Right after init the wheel's bound may lie anywhere before
+             * the first expiry; from then on the clock sits at expiry[i-1]. */
+            int check_left = KIND_MIN_EXACT || i > half;
+            if (t > ORDERED_WHEN(i) || (check_left && i > 0 && t <= ORDERED_WHEN(i - 1)))
+                bench_fail("%s: min_time %" PRId64 " outside (%" PRId64 ", %" PRId64 "] at step %zu",
+                           KIND_NAME, t, i > 0 ? ORDERED_WHEN(i - 1) : -1, ORDERED_WHEN(i), i);
+            sum += (uint64_t)t;
+            K_(_pop_one)(&c, &out, ORDERED_WHEN(i), &it[i]);
+        }
+        mt.ns[round] = bench_since(t0) - base;
+        K_(_expect_empty)(&c, "ordered min_time");
+        C_(destroy)(&c);
     }
-    r->min_time = (bench_now() - t0 - pop_ns) / (double)(n - half);
-    K_(_expect_empty)(&c, "seed min_time");
-    C_(destroy)(&c);
+    wl_put(r, "insert", round_median(&ins, rounds), n);
+    wl_put(r, "remove", round_median(&rem, rounds), half);
+    wl_put(r, "pop", round_median(&pop, rounds), n - half);
+    wl_put_diff(r, "min_time", round_median(&mt, rounds), n - half);
+    wl_put(r, "total", round_median(&total, rounds), n);
     bench_sink += sum;
 }
 
@@ -141,126 +154,203 @@ static void K_(_seed)(size_t n, struct seed_result *r)
  * RANDOM_STEPS equal steps of time. */
 static void K_(_random)(const struct random_wl *w, struct wl_result *r)
 {
-    ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+    static struct round_ns ins, pop, total;
     struct tlist out;
     CONT c;
-    size_t i, popped = 0;
-    int64_t now, prev = -1;
+    size_t i, popped, rounds = bench_rounds(w->n), round;
+    int64_t now, prev;
     double t0;
 
-    for (i = 0; i < w->n; i++)
-        it[i].when = w->when[i];
     tlist_init(&out);
-    C_(init)(&c, 0);
-    t0 = bench_now();
-    for (i = 0; i < w->n; i++)
-        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
-            bench_fail("%s: random insert %zu failed", KIND_NAME, i);
-    wl_put(r, "insert", bench_now() - t0, w->n);
+    for (round = 0; round < rounds; round++) {
+        ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+        for (i = 0; i < w->n; i++)
+            it[i].when = w->when[i];
+        C_(init)(&c, 0);
+        t0 = bench_now();
+        for (i = 0; i < w->n; i++)
+            if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+                bench_fail("%s: random insert %zu failed", KIND_NAME, i);
+        ins.ns[round] = bench_since(t0);
 
-    t0 = bench_now();
-    for (now = w->step; prev < w->horizon; now += w->step) {
-        popped += K_(_drain)(&c, &out, prev, now);
-        prev = now;
+        popped = 0;
+        prev = -1;
+        t0 = bench_now();
+        for (now = w->step; prev < w->horizon; now += w->step) {
+            popped += K_(_drain)(&c, &out, prev, now);
+            prev = now;
+        }
+        pop.ns[round] = bench_since(t0);
+        total.ns[round] = ins.ns[round] + pop.ns[round];
+        if (popped != w->n)
+            bench_fail("%s: random: popped %zu of %zu", KIND_NAME, popped, w->n);
+        K_(_expect_empty)(&c, "random");
+        C_(destroy)(&c);
     }
-    wl_put(r, "pop", bench_now() - t0, popped);
-    if (popped != w->n)
-        bench_fail("%s: random: popped %zu of %zu", KIND_NAME, popped, w->n);
-    K_(_expect_empty)(&c, "random");
-    C_(destroy)(&c);
+    wl_put(r, "insert", round_median(&ins, rounds), w->n);
+    wl_put(r, "pop", round_median(&pop, rounds), w->n);
+    wl_put(r, "total", round_median(&total, rounds), w->n);
 }
 
 /* Idle connections: every message reschedules its connection to now +
- * timeout; the wheel ticks once per ms; silent connections expire. */
+ * timeout; the container is popped once per ms; silent connections expire.
+ * Rounds alternate between two timings of the same work. Even rounds time
+ * each tick's reschedules and its pop apart, for the figures per op: batches
+ * as small as one reschedule or one empty pop call, so these are the
+ * clock's mean cost subtracted from a batch of about the same size, marked
+ * as differences. Odd rounds time the whole tick loop with no clock read
+ * inside, for the total. Hence at least two rounds. */
 static void K_(_idle)(const struct idle_wl *w, struct wl_result *r)
 {
-    ITEM *it = (ITEM *)bench_items(w->conns * sizeof(ITEM));
+    static struct round_ns resched, pop, total;
     struct tlist out;
     CONT c;
-    size_t i, m, popped = 0, calls = 0, msgs = 0;
+    size_t i, m, popped = 0, calls = 0, msgs = 0, rounds, round, split = 0, whole = 0;
     int64_t t;
-    double t0, resched_ns = 0, pop_ns = 0;
+    double t0;
 
-    tlist_init(&out);
-    C_(init)(&c, 0);
-    for (i = 0; i < w->conns; i++) {
-        it[i].when = w->first_when[i];
-        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
-            bench_fail("%s: idle insert %zu failed", KIND_NAME, i);
-    }
-    for (t = 1; t <= w->ticks; t++) {
-        const uint32_t *msg = w->msg + w->msg_at[t], *end = w->msg + w->msg_at[t + 1];
-        t0 = bench_now();
-        for (; msg < end; msg++) {
-            ITEM *x = &it[*msg];
-            x->when = t + w->timeout;
-            if (C_(reschedule)(&c, x->when, x) != 0)
-                bench_fail("%s: idle reschedule failed", KIND_NAME);
-        }
-        resched_ns += bench_now() - t0 - bench_clock_cost;
-        t0 = bench_now();
-        popped += K_(_drain)(&c, &out, t - 1, t);
-        pop_ns += bench_now() - t0 - bench_clock_cost;
-        calls++;
-    }
     for (t = 1; t <= w->ticks; t++)
         msgs += w->msg_at[t + 1] - w->msg_at[t];
-    wl_put(r, "reschedule", resched_ns, msgs);
-    wl_put(r, "pop", pop_ns, popped);
-    wl_put(r, "pop_call", pop_ns, calls);
-    if (popped < w->silent)
-        bench_fail("%s: idle: only %zu expiries, but %zu connections went silent",
-                   KIND_NAME, popped, w->silent);
-    /* Everything still pending expires within one timeout. */
-    m = C_(size)(&c);
-    if (K_(_drain)(&c, &out, w->ticks, w->ticks + w->timeout) != m)
-        bench_fail("%s: idle: final pop missed items", KIND_NAME);
-    K_(_expect_empty)(&c, "idle");
-    C_(destroy)(&c);
+    rounds = 2 * bench_rounds(msgs);
+    if (rounds > BENCH_MAX_ROUNDS)
+        rounds = BENCH_MAX_ROUNDS;
+    tlist_init(&out);
+    for (round = 0; round < rounds; round++) {
+        ITEM *it = (ITEM *)bench_items(w->conns * sizeof(ITEM));
+        size_t round_popped = 0;
+        C_(init)(&c, 0);
+        for (i = 0; i < w->conns; i++) {
+            it[i].when = w->first_when[i];
+            if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+                bench_fail("%s: idle insert %zu failed", KIND_NAME, i);
+        }
+        if (round % 2 == 0) {
+            double resched_ns = 0, pop_ns = 0;
+            for (t = 1; t <= w->ticks; t++) {
+                const uint32_t *msg = w->msg + w->msg_at[t], *end = w->msg + w->msg_at[t + 1];
+                t0 = bench_now();
+                for (; msg < end; msg++) {
+                    ITEM *x = &it[*msg];
+                    x->when = t + w->timeout;
+                    if (C_(reschedule)(&c, x->when, x) != 0)
+                        bench_fail("%s: idle reschedule failed", KIND_NAME);
+                }
+                resched_ns += bench_since(t0);
+                t0 = bench_now();
+                round_popped += K_(_drain)(&c, &out, t - 1, t);
+                pop_ns += bench_since(t0);
+            }
+            resched.ns[split] = resched_ns;
+            pop.ns[split++] = pop_ns;
+            popped = round_popped;
+            calls = (size_t)w->ticks;
+        } else {
+            t0 = bench_now();
+            for (t = 1; t <= w->ticks; t++) {
+                const uint32_t *msg = w->msg + w->msg_at[t], *end = w->msg + w->msg_at[t + 1];
+                for (; msg < end; msg++) {
+                    ITEM *x = &it[*msg];
+                    x->when = t + w->timeout;
+                    if (C_(reschedule)(&c, x->when, x) != 0)
+                        bench_fail("%s: idle reschedule failed", KIND_NAME);
+                }
+                round_popped += K_(_drain)(&c, &out, t - 1, t);
+            }
+            total.ns[whole++] = bench_since(t0);
+        }
+        if (round_popped < w->silent)
+            bench_fail("%s: idle: only %zu expiries, but %zu connections went silent",
+                       KIND_NAME, round_popped, w->silent);
+        /* Everything still pending expires within one timeout. */
+        m = C_(size)(&c);
+        if (K_(_drain)(&c, &out, w->ticks, w->ticks + w->timeout) != m)
+            bench_fail("%s: idle: final pop missed items", KIND_NAME);
+        K_(_expect_empty)(&c, "idle");
+        C_(destroy)(&c);
+    }
+    wl_put_diff(r, "reschedule", round_median(&resched, split), msgs);
+    wl_put_diff(r, "pop", round_median(&pop, split), popped);
+    wl_put_diff(r, "pop_call", round_median(&pop, split), calls);
+    wl_put(r, "total", round_median(&total, whole), w->conns);
 }
 
 /* Request timeouts: per_tick requests per ms, each armed with the same
- * delay; 95% are answered (removed) before they expire. */
+ * delay; 95% are answered (removed) before they expire. Timed as idle is:
+ * per tick and kind of op in even rounds, the whole tick loop in odd ones. */
 static void K_(_request)(const struct request_wl *w, struct wl_result *r)
 {
-    ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+    static struct round_ns ins, rem, pop, total;
     struct tlist out;
     CONT c;
-    size_t next = 0, popped = 0, calls = 0, removed = 0;
+    size_t next, popped = 0, calls = 0, removed = 0, rounds, round, split = 0, whole = 0;
     int64_t t;
-    double t0, ins_ns = 0, rem_ns = 0, pop_ns = 0;
+    double t0;
 
+    rounds = 2 * bench_rounds(w->n);
+    if (rounds > BENCH_MAX_ROUNDS)
+        rounds = BENCH_MAX_ROUNDS;
     tlist_init(&out);
-    C_(init)(&c, 0);
-    for (t = 0; t <= w->ticks; t++) {
-        size_t stop = next + w->per_tick < w->n ? next + w->per_tick : w->n;
-        const uint32_t *id = w->resp + w->resp_at[t], *end = w->resp + w->resp_at[t + 1];
-        t0 = bench_now();
-        for (; next < stop; next++) {
-            it[next].when = t + w->delay;
-            if (C_(insert)(&c, it[next].when, &it[next]) != 0)
-                bench_fail("%s: request insert failed", KIND_NAME);
+    for (round = 0; round < rounds; round++) {
+        ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+        size_t round_popped = 0, round_removed = 0;
+        next = 0;
+        C_(init)(&c, 0);
+        if (round % 2 == 0) {
+            double ins_ns = 0, rem_ns = 0, pop_ns = 0;
+            for (t = 0; t <= w->ticks; t++) {
+                size_t stop = next + w->per_tick < w->n ? next + w->per_tick : w->n;
+                const uint32_t *id = w->resp + w->resp_at[t], *end = w->resp + w->resp_at[t + 1];
+                t0 = bench_now();
+                for (; next < stop; next++) {
+                    it[next].when = t + w->delay;
+                    if (C_(insert)(&c, it[next].when, &it[next]) != 0)
+                        bench_fail("%s: request insert failed", KIND_NAME);
+                }
+                ins_ns += bench_since(t0);
+                round_removed += (size_t)(end - id);
+                t0 = bench_now();
+                for (; id < end; id++)
+                    if (!C_(remove)(&c, &it[*id]))
+                        bench_fail("%s: request remove of a pending item returned false", KIND_NAME);
+                rem_ns += bench_since(t0);
+                t0 = bench_now();
+                round_popped += K_(_drain)(&c, &out, t - 1, t);
+                pop_ns += bench_since(t0);
+            }
+            ins.ns[split] = ins_ns;
+            rem.ns[split] = rem_ns;
+            pop.ns[split++] = pop_ns;
+            popped = round_popped;
+            removed = round_removed;
+            calls = (size_t)w->ticks + 1;
+        } else {
+            t0 = bench_now();
+            for (t = 0; t <= w->ticks; t++) {
+                size_t stop = next + w->per_tick < w->n ? next + w->per_tick : w->n;
+                const uint32_t *id = w->resp + w->resp_at[t], *end = w->resp + w->resp_at[t + 1];
+                for (; next < stop; next++) {
+                    it[next].when = t + w->delay;
+                    if (C_(insert)(&c, it[next].when, &it[next]) != 0)
+                        bench_fail("%s: request insert failed", KIND_NAME);
+                }
+                round_removed += (size_t)(end - id);
+                for (; id < end; id++)
+                    if (!C_(remove)(&c, &it[*id]))
+                        bench_fail("%s: request remove of a pending item returned false", KIND_NAME);
+                round_popped += K_(_drain)(&c, &out, t - 1, t);
+            }
+            total.ns[whole++] = bench_since(t0);
         }
-        ins_ns += bench_now() - t0 - bench_clock_cost;
-        t0 = bench_now();
-        for (; id < end; id++)
-            if (!C_(remove)(&c, &it[*id]))
-                bench_fail("%s: request remove of a pending item returned false", KIND_NAME);
-        rem_ns += bench_now() - t0 - bench_clock_cost;
-        removed += (size_t)(end - (w->resp + w->resp_at[t]));
-        t0 = bench_now();
-        popped += K_(_drain)(&c, &out, t - 1, t);
-        pop_ns += bench_now() - t0 - bench_clock_cost;
-        calls++;
+        if (round_popped != w->timeouts || round_removed + round_popped != w->n)
+            bench_fail("%s: request: %zu timed out, expected %zu", KIND_NAME, round_popped, w->timeouts);
+        K_(_expect_empty)(&c, "request");
+        C_(destroy)(&c);
     }
-    wl_put(r, "insert", ins_ns, w->n);
-    wl_put(r, "remove", rem_ns, removed);
-    wl_put(r, "pop", pop_ns, popped);
-    wl_put(r, "pop_call", pop_ns, calls);
-    if (popped != w->timeouts || removed + popped != w->n)
-        bench_fail("%s: request: %zu timed out, expected %zu", KIND_NAME, popped, w->timeouts);
-    K_(_expect_empty)(&c, "request");
-    C_(destroy)(&c);
+    wl_put_diff(r, "insert", round_median(&ins, split), w->n);
+    wl_put_diff(r, "remove", round_median(&rem, split), removed);
+    wl_put_diff(r, "pop", round_median(&pop, split), popped);
+    wl_put_diff(r, "pop_call", round_median(&pop, split), calls);
+    wl_put(r, "total", round_median(&total, whole), w->n);
 }
 
 /* Far and near mixed: delays log-uniform over 1 .. 2^40 ticks; a random
@@ -268,44 +358,54 @@ static void K_(_request)(const struct request_wl *w, struct wl_result *r)
  * times so that every step pops about as many items. */
 static void K_(_mixed)(const struct mixed_wl *w, struct wl_result *r)
 {
-    ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+    static struct round_ns ins, rem, pop, total;
     struct tlist out;
     CONT c;
-    size_t i, half = w->n / 2, popped = 0;
-    int64_t prev = w->now0;
+    size_t i, half = w->n / 2, popped, rounds = bench_rounds(w->n), round;
+    int64_t prev;
     double t0;
 
-    for (i = 0; i < w->n; i++)
-        it[i].when = w->when[i];
     tlist_init(&out);
-    C_(init)(&c, w->now0);
-    t0 = bench_now();
-    for (i = 0; i < w->n; i++)
-        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
-            bench_fail("%s: mixed insert %zu failed", KIND_NAME, i);
-    wl_put(r, "insert", bench_now() - t0, w->n);
+    for (round = 0; round < rounds; round++) {
+        ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+        for (i = 0; i < w->n; i++)
+            it[i].when = w->when[i];
+        C_(init)(&c, w->now0);
+        t0 = bench_now();
+        for (i = 0; i < w->n; i++)
+            if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+                bench_fail("%s: mixed insert %zu failed", KIND_NAME, i);
+        ins.ns[round] = bench_since(t0);
 
-    t0 = bench_now();
-    for (i = 0; i < half; i++)
-        if (!C_(remove)(&c, &it[w->order[i]]))
-            bench_fail("%s: mixed remove returned false", KIND_NAME);
-    wl_put(r, "remove", bench_now() - t0, half);
+        t0 = bench_now();
+        for (i = 0; i < half; i++)
+            if (!C_(remove)(&c, &it[w->order[i]]))
+                bench_fail("%s: mixed remove returned false", KIND_NAME);
+        rem.ns[round] = bench_since(t0);
 
-    t0 = bench_now();
-    for (i = 0; i < w->nsteps; i++) {
-        popped += K_(_drain)(&c, &out, prev, w->steps[i]);
-        prev = w->steps[i];
+        popped = 0;
+        prev = w->now0;
+        t0 = bench_now();
+        for (i = 0; i < w->nsteps; i++) {
+            popped += K_(_drain)(&c, &out, prev, w->steps[i]);
+            prev = w->steps[i];
+        }
+        pop.ns[round] = bench_since(t0);
+        total.ns[round] = ins.ns[round] + rem.ns[round] + pop.ns[round];
+        if (popped != w->n - half)
+            bench_fail("%s: mixed: popped %zu of %zu", KIND_NAME, popped, w->n - half);
+        K_(_expect_empty)(&c, "mixed");
+        C_(destroy)(&c);
     }
-    wl_put(r, "pop", bench_now() - t0, popped);
-    if (popped != w->n - half)
-        bench_fail("%s: mixed: popped %zu of %zu", KIND_NAME, popped, w->n - half);
-    K_(_expect_empty)(&c, "mixed");
-    C_(destroy)(&c);
+    wl_put(r, "insert", round_median(&ins, rounds), w->n);
+    wl_put(r, "remove", round_median(&rem, rounds), half);
+    wl_put(r, "pop", round_median(&pop, rounds), w->n - half);
+    wl_put(r, "total", round_median(&total, rounds), w->n);
 }
 
 static const struct kind K_(_kind) = {
     KIND_NAME, sizeof(KIND_NODE),
-    K_(_seed), K_(_random), K_(_idle), K_(_request), K_(_mixed)
+    K_(_ordered), K_(_random), K_(_idle), K_(_request), K_(_mixed)
 };
 
 #undef K_

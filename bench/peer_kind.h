@@ -29,7 +29,7 @@
  * cannot take the workload's tick):
  *   - insert / remove / reschedule are the library's start / stop / restart,
  *     in the workload's order, timed like bench_kind.h times ours;
- *   - seed, random, mixed: every timer is armed with arm_due (its key in the
+ *   - ordered, random, mixed: every timer is armed with arm_due (its key in the
  *     past, in the workload's expiry order), so after the removals one run
  *     fires all that remain: pop = (that run - an empty run) / timers fired;
  *   - idle, request: timers are armed 1 tick = 1 s ahead of the loop's clock,
@@ -97,7 +97,7 @@ static void P_(fire)(CTX *c, size_t expect, const char *where, struct wl_result 
     if (peer_fired != expect)
         bench_fail("%s: %s: the run fired %zu timers, expected %zu", PEER_NAME, where, peer_fired, expect);
     empty = P_(empty_run)(c);
-    wl_put(r, "pop", ns - empty, expect);
+    wl_put_diff(r, "pop", ns - empty, expect);
     wl_put(r, "run", empty, 1);
 }
 
@@ -117,9 +117,9 @@ static void P_(rearm_due)(CTX *c, ITEM *it, const struct peer_due *due, size_t k
 }
 
 #ifndef PEER_FIXED_ONLY
-/* Seed protocol: arm N (expiries base + i*97, ascending), cancel the first
- * half, fire the rest in one run. */
-static void P_(seed)(size_t n, struct wl_result *r)
+/* Ordered-insert protocol: arm N (expiries base + i*97, ascending), cancel
+ * the first half, fire the rest in one run. */
+static void P_(ordered)(size_t n, struct wl_result *r)
 {
     CTX c;
     ITEM *it;
@@ -130,7 +130,7 @@ static void P_(seed)(size_t n, struct wl_result *r)
     it = P_(items)(&c, n);
     t0 = bench_now();
     for (i = 0; i < n; i++)
-        P_(arm_due)(&c, &it[i], SEED_WHEN(n - 1) - SEED_WHEN(i) + 1, i, n);
+        P_(arm_due)(&c, &it[i], ORDERED_WHEN(n - 1) - ORDERED_WHEN(i) + 1, i, n);
     wl_put(r, "insert", bench_now() - t0, n);
     t0 = bench_now();
     for (i = 0; i < half; i++)
@@ -138,12 +138,12 @@ static void P_(seed)(size_t n, struct wl_result *r)
     wl_put(r, "remove", bench_now() - t0, half);
     for (i = 0; i < n; i++) {
         if (!P_(pending)(&it[i]) != (i < half))
-            bench_fail("%s: seed: timer %zu is %spending", PEER_NAME, i, i < half ? "" : "not ");
-        it[i].mark.when = SEED_WHEN(i);
+            bench_fail("%s: ordered: timer %zu is %spending", PEER_NAME, i, i < half ? "" : "not ");
+        it[i].mark.when = ORDERED_WHEN(i);
         it[i].mark.state = i < half ? MARK_IDLE : MARK_EXPECTED;
     }
-    P_(fire)(&c, n - half, "seed", r);
-    P_(done)(&c, it, n, "seed");
+    P_(fire)(&c, n - half, "ordered", r);
+    P_(done)(&c, it, n, "ordered");
 }
 
 /* Random: arm N with expiries uniform over 2^24 ticks, fire all. */
@@ -198,13 +198,13 @@ static void P_(idle)(const struct idle_wl *w, struct wl_result *r)
             x->mark.when = t + w->timeout;
             P_(restart)(&c, x, w->timeout);
         }
-        resched_ns += bench_now() - t0 - bench_clock_cost;
+        resched_ns += bench_since(t0);
         t0 = bench_now();
         P_(run)(&c);
-        run_ns += bench_now() - t0 - bench_clock_cost;
+        run_ns += bench_since(t0);
     }
-    wl_put(r, "reschedule", resched_ns, msgs);
-    wl_put(r, "pop_call", run_ns, (size_t)w->ticks);
+    wl_put_diff(r, "reschedule", resched_ns, msgs);
+    wl_put_diff(r, "pop_call", run_ns, (size_t)w->ticks);
 
     /* the workload expires every connection whose last expiry lies within the traffic */
     due = (struct peer_due *)xmalloc(w->conns * sizeof *due);
@@ -247,19 +247,19 @@ static void P_(request)(const struct request_wl *w, struct wl_result *r)
             it[next].mark.when = t + w->delay;
             P_(arm)(&c, &it[next], w->delay);
         }
-        ins_ns += bench_now() - t0 - bench_clock_cost;
+        ins_ns += bench_since(t0);
         removed += (size_t)(end - id);
         t0 = bench_now();
         for (; id < end; id++)
             P_(cancel)(&c, &it[*id]);
-        rem_ns += bench_now() - t0 - bench_clock_cost;
+        rem_ns += bench_since(t0);
         t0 = bench_now();
         P_(run)(&c);
-        run_ns += bench_now() - t0 - bench_clock_cost;
+        run_ns += bench_since(t0);
     }
-    wl_put(r, "insert", ins_ns, w->n);
-    wl_put(r, "remove", rem_ns, removed);
-    wl_put(r, "pop_call", run_ns, (size_t)w->ticks + 1);
+    wl_put_diff(r, "insert", ins_ns, w->n);
+    wl_put_diff(r, "remove", rem_ns, removed);
+    wl_put_diff(r, "pop_call", run_ns, (size_t)w->ticks + 1);
 
     /* the unanswered requests, in arrival (= expiry) order */
     due = (struct peer_due *)xmalloc((w->n - removed + 1) * sizeof *due);
@@ -311,7 +311,7 @@ static void P_(mixed)(const struct mixed_wl *w, struct wl_result *r)
 
 static const struct peer P_(peer) = {
     PEER_NAME, sizeof(PEER_TIMER),
-    P_(seed), P_(random), P_(idle), P_(request), P_(mixed)
+    P_(ordered), P_(random), P_(idle), P_(request), P_(mixed)
 };
 #else
 static const struct peer P_(peer) = {

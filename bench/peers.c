@@ -1,8 +1,8 @@
 /* peers.c - our three containers beside the timers users would pick instead:
  * libev, libuv and libevent through their public timer APIs, and the timer
  * set many C programs hand-roll on BSD <sys/tree.h> (bsd_timer.h), all in ONE
- * run, over the same seed protocol and workloads as bench.c, so that every
- * ratio ours/peer compares figures taken side by side.
+ * run, over the same ordered-insert protocol and workloads as bench.c, so
+ * that every ratio ours/peer compares figures taken side by side.
  *
  *   ./timer_peers [--sizes 10000,100000,1000000] [--reps 5] [--wn 1000000]
  *                 [--conns 100000] [--seed S] [--csv peers.csv]
@@ -100,7 +100,7 @@ static int peer_idle_fd = -1;
 struct peer {
     const char *name;
     size_t node_bytes;
-    void (*seed)(size_t n, struct wl_result *r);
+    void (*ordered)(size_t n, struct wl_result *r);
     void (*random)(const struct random_wl *w, struct wl_result *r);
     void (*idle)(const struct idle_wl *w, struct wl_result *r);
     void (*request)(const struct request_wl *w, struct wl_result *r);
@@ -524,7 +524,7 @@ static void record_ops(const char *workload, const struct entry *e, size_t n,
         return;
     }
     for (i = 0; i < r->nops; i++)
-        record(workload, e->name, n, r->op[i], r->ns[i], floor_insert, e->p->node_bytes);
+        record(workload, e->name, n, r->op[i], r->ns[i], r->derived[i], floor_insert, e->p->node_bytes);
 }
 
 /* On a terminal: which kind and workload runs; in a log: one line per repetition. */
@@ -618,20 +618,16 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
                 const struct entry *e = &entries[(j + rep) % NENTRIES];
                 struct wl_result r;
                 r.nops = 0;
-                progress(rep, cfg->reps, e->name, "seed");
+                progress(rep, cfg->reps, e->name, "ordered");
                 if (e->k != NULL) {
-                    struct seed_result sr;
-                    e->k->seed(n, &sr);
-                    wl_put(&r, "insert", sr.insert, 1);
-                    wl_put(&r, "remove", sr.remove, 1);
-                    wl_put(&r, "pop", sr.pop, 1);
-                    wl_put(&r, "min_time", sr.min_time, 1);
-                    record_ops("seed", e, n, &r, fl);
+                    size_t owned;
+                    e->k->ordered(n, &r, &owned);
+                    record_ops("ordered", e, n, &r, fl);
                     if (recording)
-                        rec_get("seed", e->name, n, "insert")->owned_kb = (double)sr.owned_bytes / 1024.0;
-                } else if (e->p->seed != NULL) {
-                    e->p->seed(n, &r);
-                    record_ops("seed", e, n, &r, fl);
+                        rec_get("ordered", e->name, n, "insert")->owned_kb = (double)owned / 1024.0;
+                } else if (e->p->ordered != NULL) {
+                    e->p->ordered(n, &r);
+                    record_ops("ordered", e, n, &r, fl);
                 }
             }
         }
@@ -665,10 +661,11 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
 
 /* ---- report -------------------------------------------------------------- */
 
+/* The median, NAN when missing or below the noise (rec_noise): no ratio is
+ * taken of a figure this run cannot resolve. */
 static double median_of(const char *workload, const char *kind, size_t n, const char *op)
 {
-    const struct rec *r = rec_find(workload, kind, n, op);
-    return r != NULL && r->count > 0 ? stats_of(r->ns, r->count).median : NAN;
+    return rec_resolved(rec_find(workload, kind, n, op));
 }
 
 /* 0.0123, 0.123, 1.23, 12.3, 123 */
@@ -688,12 +685,11 @@ static void print_ratio(double x, int width)
     printf(" %*s", width, buf);
 }
 
-static void print_ns(double x, int width)
+/* A median as make bench prints it: "12.3", "<0.8" below the noise, "-". */
+static void print_ns(const char *workload, const char *kind, size_t n, const char *op, int width)
 {
-    if (x != x)
-        printf(" %*s", width, "-");
-    else
-        printf(" %*.1f", width, x);
+    char buf[32];
+    printf(" %*s", width, fmt_median(rec_find(workload, kind, n, op), buf, sizeof buf));
 }
 
 static const char *const report_ops[] = { "insert", "reschedule", "remove", "pop", "pop_call", "min_time", "run" };
@@ -710,7 +706,7 @@ static size_t table_rows(const struct config *cfg, size_t wn, size_t conns, stru
     int s, o, e;
     ns[0] = wn, ns[1] = conns, ns[2] = wn, ns[3] = wn;
     for (s = 0; s < cfg->nsizes + 4; s++) {
-        const char *wl = s < cfg->nsizes ? "seed" : wls[s - cfg->nsizes];
+        const char *wl = s < cfg->nsizes ? "ordered" : wls[s - cfg->nsizes];
         size_t n = s < cfg->nsizes ? cfg->sizes[s] : ns[s - cfg->nsizes];
         for (o = 0; o < NREPORT_OPS; o++)
             for (e = 0; e < NENTRIES; e++)
@@ -758,7 +754,9 @@ static void print_ns_table(const struct row *rows, size_t nrows)
 {
     size_t i;
     int e;
-    printf("\nns per operation (median over the repetitions; min and max in the CSV):\n\n");
+    printf("\nns per operation (median over the repetitions; min and max in the CSV; <x: a difference\n"
+           "below its noise x = its range over the repetitions, or a negative median, as make bench\n"
+           "prints it; no ratio is taken of it):\n\n");
     printf("%-8s %8s %-10s", "workload", "N", "op");
     for (e = 0; e < NENTRIES; e++)
         printf(" %*s%s", col_width(e), entries[e].name, e == NOURS - 1 ? " |" : "");
@@ -770,7 +768,7 @@ static void print_ns_table(const struct row *rows, size_t nrows)
             printf("\n");
         printf("%-8s %8zu %-10s", r->workload, r->n, row_op(r));
         for (e = 0; e < NENTRIES; e++) {
-            print_ns(median_of(r->workload, entries[e].name, r->n, r->op), col_width(e));
+            print_ns(r->workload, entries[e].name, r->n, r->op, col_width(e));
             if (e == NOURS - 1)
                 printf(" |");
         }
@@ -828,7 +826,7 @@ static void print_floor_line(const struct config *cfg, size_t wn, size_t conns)
         if (dup)
             continue;
         seen[k++] = n;
-        printf(" N=%zu %.2f", n, median_of("seed", "floor", n, "insert"));
+        printf(" N=%zu %.2f", n, median_of("ordered", "floor", n, "insert"));
     }
     printf("\n");
 }
@@ -851,7 +849,7 @@ static void print_notes(const struct config *cfg, const struct idle_wl *iw)
 "       EVLOOP_NONBLOCK) fires every due timer: heap removal, queueing and the callback call, per\n"
 "       timer fired, less the run's fixed cost (the `run` row; a libevent run that fired something\n"
 "       polls a second time before it returns, which stays in its pop). Two differences favour the loops:\n"
-"       seed: ours pop each item in a pop call of its own, the loops fire the whole half in one run;\n"
+"       ordered: ours pop each item in a pop call of its own, the loops fire the whole half in one run;\n"
 "       idle, request (marked pop*): ours and bsd-tree report, as make bench does, the time of ALL\n"
 "       per-tick pop calls (most pop nothing) divided by the items popped, while the loops' figure is\n"
 "       the firing alone; their per-tick cost is pop_call.\n"
@@ -864,7 +862,7 @@ static void print_notes(const struct config *cfg, const struct idle_wl *iw)
 "       computes it for the poll timeout, inside `run`): not expressible, shown as -.\n"
 "How the workloads map onto the loops, whose clock is the real one and cannot take the workload's\n"
 "tick: 1 tick = 1 s of the loop's clock (heaps compare keys only: the order decides their work).\n"
-"  seed, random, mixed: every timer is armed already due, its key in the workload's expiry order:\n"
+"  ordered, random, mixed: every timer is armed already due, its key in the workload's expiry order:\n"
 "       libev a negative `after` (the ticks before the latest expiry, as seconds), libevent the same\n"
 "       as a negative struct timeval; libuv's timeout is unsigned ms from its cached now, so it gets\n"
 "       the timer's rank spread over a %d ms window (ties broken by libuv's start order) and the\n"
@@ -919,7 +917,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: timer_peers [--sizes N,N,...] [--reps R] [--wn N] [--conns N] [--seed S] [--csv PATH]\n"
-            "  --sizes  seed-protocol sizes (default 10000,100000,1000000)\n"
+            "  --sizes  ordered-insert protocol sizes (default 10000,100000,1000000)\n"
             "  --reps   repetitions; median and spread are over them (default 5)\n"
             "  --wn     items in the random, request and mixed workloads (default 1000000)\n"
             "  --conns  connections in the idle workload (default 100000)\n"
@@ -946,10 +944,7 @@ static void ranks_of(const int64_t *when, size_t n, size_t *rank)
 int main(int argc, char **argv)
 {
     struct config cfg;
-    struct random_wl rw;
-    struct idle_wl iw;
-    struct request_wl qw;
-    struct mixed_wl mw;
+    struct workloads wl;
     char cpu[256], cc[256], libs[256];
     size_t maxn, item_bytes = sizeof(struct floor_node), nrows, i;
     size_t sizes[] = { sizeof(struct kset_item), sizeof(struct kheap_item), sizeof(struct kwheel_item),
@@ -958,7 +953,7 @@ int main(int argc, char **argv)
     struct row rows[256];
     int pipefd[2];
 
-    parse_args(&cfg, argc, argv, "10000,100000,1000000", "peers.csv", usage);
+    parse_args(&cfg, argc, argv, "10000,100000,1000000", 5, 0, "peers.csv", usage);
 
     if (pipe(pipefd) != 0)
         bench_fail("pipe failed");
@@ -973,25 +968,22 @@ int main(int argc, char **argv)
     printf("Timer peers benchmark | %s | flags: %s | CPU: %s (%ld online)\n", cc, BENCH_CFLAGS, cpu,
            sysconf(_SC_NPROCESSORS_ONLN));
     printf("peers: %s; bsd-tree: libbsd <bsd/sys/tree.h> RB_GENERATE, keyed by (expiry, sequence)\n", libs);
-    printf("reps %d + 1 warm-up (median) | seed %" PRIu64 " | clock_gettime(CLOCK_MONOTONIC) pair %.1f ns, subtracted\n"
+    printf("reps %d + 1 warm-up (median) | RNG seed %" PRIu64 " | clock_gettime(CLOCK_MONOTONIC) pair %.1f ns, subtracted\n"
            "per timed batch in idle/request, as in make bench\n", cfg.reps, cfg.seed, bench_clock_cost);
     printf("node B (CSV node_bytes): ours and bsd-tree the embedded node; libev ev_timer, libuv uv_timer_t,\n"
            "libevent struct event (embedded with event_assign), each in an item array like ours.\n");
     fflush(stdout);
 
     rng_state = cfg.seed;               /* the same workloads as bench.c with the same seed and sizes */
-    random_make(&rw, cfg.wn);
-    idle_make(&iw, cfg.conns);
-    request_make(&qw, cfg.wn);
-    mixed_make(&mw, cfg.wn);
-    peer_random_rank = (size_t *)xmalloc(rw.n * sizeof *peer_random_rank);
-    peer_mixed_rank = (size_t *)xmalloc(mw.n * sizeof *peer_mixed_rank);
-    ranks_of(rw.when, rw.n, peer_random_rank);
-    ranks_of(mw.when, mw.n, peer_mixed_rank);
+    workloads_make(&wl, cfg.wn, cfg.conns);
+    peer_random_rank = (size_t *)xmalloc(wl.rw.n * sizeof *peer_random_rank);
+    peer_mixed_rank = (size_t *)xmalloc(wl.mw.n * sizeof *peer_mixed_rank);
+    ranks_of(wl.rw.when, wl.rw.n, peer_random_rank);
+    ranks_of(wl.mw.when, wl.mw.n, peer_mixed_rank);
     peer_mixed_end = 0;
-    for (i = 0; i < mw.n; i++)
-        if (mw.when[i] >= peer_mixed_end)
-            peer_mixed_end = mw.when[i] + 1;
+    for (i = 0; i < wl.mw.n; i++)
+        if (wl.mw.when[i] >= peer_mixed_end)
+            peer_mixed_end = wl.mw.when[i] + 1;
 
     maxn = cfg.wn > cfg.conns ? cfg.wn : cfg.conns;
     for (i = 0; i < (size_t)cfg.nsizes; i++)
@@ -1004,9 +996,9 @@ int main(int argc, char **argv)
     bench_arena = xmalloc(bench_arena_bytes);
     memset(bench_arena, 1, bench_arena_bytes);
 
-    run(&cfg, &rw, &iw, &qw, &mw);
+    run(&cfg, &wl.rw, &wl.iw, &wl.qw, &wl.mw);
 
-    print_notes(&cfg, &iw);
+    print_notes(&cfg, &wl.iw);
     printf("\n");
     print_floor_line(&cfg, cfg.wn, cfg.conns);
     nrows = table_rows(&cfg, cfg.wn, cfg.conns, rows, sizeof rows / sizeof rows[0]);
@@ -1027,15 +1019,7 @@ int main(int argc, char **argv)
     }
     close(pipefd[0]);
     close(pipefd[1]);
-    free(rw.when);
-    free(iw.first_when);
-    free(iw.msg);
-    free(iw.msg_at);
-    free(qw.resp);
-    free(qw.resp_at);
-    free(mw.when);
-    free(mw.steps);
-    free(mw.order);
+    workloads_free(&wl);
     free(peer_random_rank);
     free(peer_mixed_rank);
     free(bench_arena);

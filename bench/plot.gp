@@ -1,10 +1,11 @@
 # plot.gp - SVG charts from the benchmark CSVs (make plot runs it headless).
 #   gnuplot -e "peers='peers.csv'; bench='results.csv'; out='charts'" plot.gp
 # peers: CSV of timer_peers (our containers and the peers, one run): a log-log
-#        chart of ns/op against N per seed-protocol op, and a bar chart per
-#        workload. bench: CSV of timer_bench (ours only, up to 10M), optional
-#        (bench='' to skip). A CSV's first line of PATH.info, when present,
-#        names the machine in the charts' titles.
+#        chart of ns/op against N per op of the ordered-insert protocol (insert
+#        N timers at base + i*97, remove the first half, pop the rest), and a
+#        bar chart per workload. bench: CSV of timer_bench (ours only, up to
+#        10M), optional (bench='' to skip). A CSV's first line of PATH.info,
+#        when present, names the machine in the charts' titles.
 # Rows are picked and pivoted with awk; nothing else is needed besides gnuplot.
 
 if (!exists("peers")) peers = "peers.csv"
@@ -34,10 +35,11 @@ set key outside right top vertical Left reverse noenhanced
 set border 3
 set tics nomirror
 
-# ---- lines: ns/op against N, seed protocol, one line per kind --------------
+# ---- lines: ns/op against N, ordered-insert protocol, one line per kind ----
 
-# rows of one kind and op from the seed protocol: "n median_ns"
-seedrows(csv, k, op) = sprintf("< awk -F, -v k='%s' -v o='%s' '$1==\"seed\" && $2==k && $4==o && $5>0 {print $3, $5}' '%s'", k, op, csv)
+# rows of one kind and op from the ordered-insert protocol: "n median_ns"
+# (column 13, below_noise: a median this run could not resolve is left out)
+orderedrows(csv, k, op) = sprintf("< awk -F, -v k='%s' -v o='%s' '$1==\"ordered\" && $2==k && $4==o && $5>0 && $13!=1 {print $3, $5}' '%s'", k, op, csv)
 
 set logscale xy
 set format x "10^{%L}"
@@ -48,27 +50,27 @@ info = machine(peers)
 set label 1 info at screen 0.01, screen 0.025 font ",9" noenhanced tc rgb "#555555"
 set bmargin 5
 
-seedkinds = present(peers, "seed")
+orderedkinds = present(peers, "ordered")
 do for [op in "insert remove pop"] {
-    set output sprintf("%s/seed_%s.svg", out, op)
-    set title sprintf("Seed protocol: %s N timers (expiries base + i*97), ns per %s against N", \
+    set output sprintf("%s/ordered_%s.svg", out, op)
+    set title sprintf("Ordered-insert protocol: %s N timers (expiries base + i*97), ns per %s against N", \
                       op eq "pop" ? "fire half of" : op eq "remove" ? "cancel half of" : "arm", op)
-    plot for [k in seedkinds] seedrows(peers, k, op) using 1:2 \
+    plot for [k in orderedkinds] orderedrows(peers, k, op) using 1:2 \
          with linespoints lc rgb color(idx(k)) dt int(word(dashes, idx(k))) pt int(word(points, idx(k))) \
          ps 0.9 lw 2 title k
 }
 
 if (strlen(bench) > 0) {
-    set output sprintf("%s/bench_seed.svg", out)
+    set output sprintf("%s/bench_ordered.svg", out)
     set terminal svg size 1080,400 dynamic enhanced font "Helvetica,12" background rgb "white"
     binfo = machine(bench)
     set label 1 strlen(binfo) > 0 ? binfo : sprintf("%s of make bench (the machine is named in the header make bench printed)", bench) noenhanced
     set key at screen 0.5, screen 0.09 center center horizontal   # same place in every panel: one key
     set bmargin 7
-    set multiplot layout 1,3 title "make bench, seed protocol: our containers, ns/op against N (log-log)"
+    set multiplot layout 1,3 title "make bench, ordered-insert protocol: our containers, ns/op against N (log-log)"
     do for [op in "insert remove pop"] {
         set title op
-        plot for [i=1:3] seedrows(bench, word(kinds, i), op) using 1:2 with linespoints \
+        plot for [i=1:3] orderedrows(bench, word(kinds, i), op) using 1:2 with linespoints \
              pt 7 ps 0.9 lw 2 lc rgb color(i) title word(kinds, i)
     }
     unset multiplot
@@ -81,9 +83,12 @@ if (strlen(bench) > 0) {
 # ---- bars: one chart per workload, clusters = ops, bars = kinds ------------
 
 # "op v_set v_heap ..." for each op of the workload, in the order recorded;
-# NaN where a kind does not report that op
+# NaN where a kind does not report that op or its median is below the noise;
+# total (ns per timer, ours only) sums a workload's ops, not a figure the
+# peers have
 pivot(csv, w) = sprintf("< awk -F, -v w='%s' -v kinds='%s' 'BEGIN { nk = split(kinds, K, \" \") } \
-    NR > 1 && $1 == w && $4 != \"min_time\" { if (!($4 in seen)) { seen[$4] = 1; ops[++no] = $4 } v[$4, $2] = $5 } \
+    NR > 1 && $1 == w && $4 != \"min_time\" && $4 != \"total\" { if (!($4 in seen)) { seen[$4] = 1; ops[++no] = $4 } \
+    if ($13 != 1) v[$4, $2] = $5 } \
     END { for (i = 1; i <= no; i++) { line = ops[i]; for (j = 1; j <= nk; j++) \
           line = line \" \" (((ops[i], K[j]) in v) && v[ops[i], K[j]] > 0 ? v[ops[i], K[j]] : \"NaN\"); print line } }' '%s'", \
     w, kinds, csv)
