@@ -233,6 +233,11 @@ build() {
     mkdir -p "${b_out%/*}" && "$b_cc" "$@" -o "$b_out"
 }
 
+# build_run OUT COMPILER ARGS...: compile into $B/OUT, then run it.
+build_run() {
+    build "$@" && "$B/$1"
+}
+
 # Every C source of the suite with one compiler and FLAGS (objects thrown
 # away), one after the other: the job pool runs other tests beside it.
 strict_all() {
@@ -267,20 +272,20 @@ wconversion() {
 
 # Two translation units expand the same DEFINEs and link into one program.
 two_tu() {
-    build "two-tu/$1" "$1" $C99 -O2 two_tu_a.c two_tu_b.c && "$B/two-tu/$1"
+    build_run "two-tu/$1" "$1" $C99 -O2 two_tu_a.c two_tu_b.c
 }
 
 # The headers as C++11: every DEFINE form, and the two-TU program run.
 cxx() {
     $1 $CXX11 -x c++ -c -o /dev/null headers.c &&
-        build "c++11/$1" "$1" $CXX11 -O2 -x c++ two_tu_a.c two_tu_b.c && "$B/c++11/$1"
+        build_run "c++11/$1" "$1" $CXX11 -O2 -x c++ two_tu_a.c two_tu_b.c
 }
 
 # bitmap_unit NAME FLAGS...: the bit scans against naive loops, built with FLAGS.
 bitmap_unit() {
     bu_name=$1
     shift
-    build "bitmap/$bu_name" "$CC" $C99 -O2 "$@" bitmap_test.c && "$B/bitmap/$bu_name"
+    build_run "bitmap/$bu_name" "$CC" $C99 -O2 "$@" bitmap_test.c
 }
 
 # libfuzzer_run KIND: FUZZ_TEST_SECONDS of libFuzzer from the seed corpus.
