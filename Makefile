@@ -1,6 +1,12 @@
 # The whole set-up on a fresh machine is two commands:
-#   make test    build and run every test; ends with "N passed, M failed"
+#   make test    the quick tests, in parallel (under a minute on 2 cores):
+#                strict gcc/clang/C++11 builds, the suites under ASan + UBSan,
+#                the README example, the examples; ends with "N passed, M failed"
 #   make bench   measure every container on this machine (make bench N=... to resize)
+# make check runs every test (a superset of make test: eight builds of the
+# suites, -m32, libFuzzer, valgrind, ...; a few minutes); .ci/run runs it.
+# Both take JOBS=n (default: the number of cores), SEED, STEPS, SAN_STEPS,
+# PORT_STEPS, FUZZ_TEST_SECONDS and CC; see test/Makefile.
 # Optional: make peers-deps && make bench-peers && make plot (libev, libuv,
 # libevent, BSD tree.h side by side; SVG charts with gnuplot).
 # make examples builds the programs under examples/ (make test runs their tests).
@@ -20,13 +26,16 @@
 #       pkg-config, find_package, add_subdirectory, FetchContent, meson),
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
-.PHONY: all test bench examples fuzz soak bench-peers peers-deps plot clean \
+.PHONY: all test check bench examples fuzz soak bench-peers peers-deps plot clean \
 	install uninstall test-pkg
 
 all: test
 
 test:
-	@$(MAKE) --no-print-directory -C test
+	@$(MAKE) --no-print-directory -C test test
+
+check:
+	@$(MAKE) --no-print-directory -C test check
 
 bench:
 	@$(MAKE) --no-print-directory -C bench

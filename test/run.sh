@@ -1,64 +1,221 @@
 #!/bin/sh
-# run.sh - build and run the whole test suite; `make -C test` calls it.
+# run.sh TIER - the test suite, in parallel. `make test` runs `run.sh test`,
+# `make check` runs `run.sh check`.
+#
+#   test    the quick tier (under a minute on 2 cores): strict gcc and clang
+#           builds of every source, C++11, the conformance, differential
+#           (fuzz.c) and edge suites per kind under ASan + UBSan with short
+#           fuzz runs, the README example and the examples' tests.
+#   check   everything: the test tier with full fuzz runs, plus the other
+#           seven builds of the suites (-m32 among them), the bit scans,
+#           libFuzzer, the seed corpus replayed, the short soak, valgrind.
 #
 # Every test is one command: a build (warnings are errors) or a run (it must
-# exit 0). Its output goes to build/log/NAME.log and is printed when it fails.
-# The last line is "N passed, M failed", and the exit status is non-zero if
-# anything failed. Tests that need clang are skipped (a SKIP line, counted
-# neither way) only when clang is not installed (libFuzzer: or cannot link a
-# fuzz target), the -m32 ones only when gcc -m32 cannot build a trivial
-# program, the valgrind ones only when valgrind is missing; .ci/packages
-# installs all three. Each test's wall time goes to build/log/times.txt.
+# exit 0). Tests are registered in `registry` below, one line each, with the
+# tests they need (a run needs its build); up to JOBS of them run at once,
+# each starting as soon as what it needs has passed. A test whose need failed
+# is not run and counts as failed. Each test's output goes to
+# build/log/NAME.log; this script alone prints, one line per test as each
+# finishes: "PASS NAME", "FAIL NAME (log):" with the log's head and tail
+# indented below it, and before the first test starts, one "SKIP GROUP (N
+# tests): REASON" line per group of tests whose tool is missing (those count
+# neither way; .ci/packages installs every tool). The last line is
+# "N passed, M failed", and the exit status is non-zero if anything failed.
+# Wall times per test, slowest first, go to build/log/times.txt.
 #
-# Environment (the Makefile sets it): CC; SEED (empty: each fuzz or soak run
-# draws a fresh seed and prints it); STEPS, the fuzz steps per kind in plain
-# builds; SAN_STEPS, the same under the sanitizers (a few times slower);
-# PORT_STEPS, the same in the portability builds (-m32, -O3 -march=native,
-# -O0, no builtins); FUZZ_TEST_SECONDS, how long each libFuzzer target runs.
+# Environment (test/Makefile passes make's variables; empty = the default):
+#   JOBS               tests at once (default: the number of cores)
+#   CC                 the compiler of the plain builds (default cc)
+#   SEED               seed of every fuzz and soak run (default: each run
+#                      draws a fresh one and prints it in its log)
+#   STEPS              fuzz steps per kind in the -O2 builds
+#   SAN_STEPS          the same under ASan + UBSan (a few times slower)
+#   PORT_STEPS         the same in the portability builds (-m32, -O3
+#                      -march=native, -O0, no builtins, heap arity 2)
+#   FUZZ_TEST_SECONDS  how long each libFuzzer target runs (check; default 5)
+# The step counts default to 200000 in the test tier and to 4000000 (STEPS)
+# and 1000000 (SAN_STEPS, PORT_STEPS) in the check tier; see the registry.
+#
+# Written for any POSIX sh (dash included): no arrays, no `wait -n`. Jobs
+# report their end through a FIFO that this script reads, so only one
+# process ever writes to the terminal and lines cannot interleave.
 
 set -u
 cd "$(dirname "$0")" || exit 1
-: "${CC:=cc}" "${SEED:=}" "${STEPS:=4000000}" "${SAN_STEPS:=1000000}" "${PORT_STEPS:=1000000}"
-: "${FUZZ_TEST_SECONDS:=5}"
 
-B=build
-L=$B/log
-KINDS="set heap wheel"
+TIER=${1:-test}
+case $TIER in
+test | check) ;;
+*) echo "usage: $0 [test | check]" >&2; exit 2 ;;
+esac
+
+if [ "$TIER" = test ]; then
+    : "${STEPS:=200000}" "${SAN_STEPS:=200000}" "${PORT_STEPS:=200000}"
+else
+    : "${STEPS:=4000000}" "${SAN_STEPS:=1000000}" "${PORT_STEPS:=1000000}"
+fi
+: "${CC:=cc}" "${SEED:=}" "${FUZZ_TEST_SECONDS:=5}" "${JOBS:=}"
+[ -n "$JOBS" ] || JOBS=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+
+B=build       # every output; each test writes only its own files
+L=$B/log      # NAME.log per test, times.txt
+R=$B/run      # NAME.status per finished test, the FIFO
+ALL_KINDS="set heap wheel"
+KINDS=$ALL_KINDS
 C99="-std=c99 -Wall -Wextra -Wpedantic -Werror -Wshadow -I.."
 CXX11="-std=c++11 -Wall -Wextra -Werror -I.."
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
+# abort_on_error: th_on_abort then prints the failing step after the report
+ASAN_OPTIONS=abort_on_error=1
+UBSAN_OPTIONS=abort_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS UBSAN_OPTIONS
 
-rm -rf "$L"
-mkdir -p "$L" || exit 1
-passed=0
-failed=0
+# ---------------------------------------------------------------------------
+# The registry: every test, one line each.
+#
+#   t NAME TIER NEEDS COMMAND [ARG...]
+#     NAME     unique; names the PASS/FAIL line and build/log/NAME.log
+#     TIER     test: in make test and make check; check: in make check only
+#     NEEDS    tests registered above that must pass first, comma-separated
+#              (a run needs its build), or -
+#     COMMAND  run from test/ with its output in the log; exit 0 = pass. The
+#              arguments are expanded here, so "$SEED" and "$STEPS" take the
+#              tier's values. A program built by a test is at $B/PATH.
+#
+#   needs GROUP REASON PROBE...
+#     the tests registered after it, up to the next `needs` (`needs -` ends
+#     the block), run only if the command PROBE succeeds; otherwise they are
+#     one line "SKIP GROUP (N tests): REASON". PROBE runs once, and only if
+#     the tier has a test in the block.
+#
+# Order is priority: among the tests whose needs have passed, the one
+# registered first starts first. Long chains come first (a suite's edge runs
+# take the longest), so that both cores stay busy to the end.
+registry() {
+    # Build checks: every source with gcc and clang, warnings are errors.
+    # gcc's pass over every source is the longest single test: first.
+    t c99.gcc.all-sources           test  -  strict_all gcc -O2 -c -o /dev/null
 
-# t NAME COMMAND...: run one test and count it.
-t() {
-    t_name=$1
-    shift
-    t_start=$(date +%s.%N)
-    "$@" >"$L/$t_name.log" 2>&1
-    t_status=$?
-    echo "$(date +%s.%N) $t_start $t_name" | awk '{ printf "%7.2f s  %s\n", $1 - $2, $3 }' >>"$L/times.txt"
-    if [ "$t_status" -eq 0 ]; then
-        passed=$((passed + 1))
-        echo "PASS $t_name"
-    else
-        failed=$((failed + 1))
-        echo "FAIL $t_name ($L/$t_name.log):"
-        # the head holds a fuzz run's seed, the tail the failure
-        if [ $(($(wc -l <"$L/$t_name.log"))) -gt 30 ]; then
-            head -n 2 "$L/$t_name.log" | sed 's/^/    /'
-            echo "    ..."
-        fi
-        tail -n 25 "$L/$t_name.log" | sed 's/^/    /'
-    fi
+    # The examples' own tests, with real sockets and threads; each of them
+    # counts as one test (examples/Makefile). They mostly wait on timers, so
+    # they run early, beside the longer builds.
+    t examples                      test  -  examples_check
+
+    # The suites (conformance, differential fuzz, exhaustive time edges) under
+    # ASan + UBSan, with both compilers. make test uses one: clang, whose
+    # sanitizer builds take half of gcc's time (gcc if clang is missing).
+    if have clang; then quick_san=clang; else quick_san=gcc; fi
+    for c in clang gcc; do
+        if [ "$c" = "$quick_san" ]; then c_tier=test; else c_tier=check; fi
+        needs "asan.$c.*" "$c not installed" have "$c"
+        suite "$c_tier" "asan.$c" "$c" "$SAN_STEPS" $C99 -O1 -g $SAN
+    done
+    needs -
+
+    t c99.gcc.self-contained        test  -  self_contained gcc
+    t c99.gcc.unused-functions      test  -  unused gcc
+    t c99.gcc.wconversion           test  -  wconversion gcc
+    t c99.gcc.two-tu                test  -  two_tu gcc
+    t c++11.g++                     test  -  cxx g++
+    needs "c99.clang.*" "clang not installed" have clang
+    # clang's warnings all come from its front end, so -fsyntax-only gives
+    # make test the same diagnostics in a tenth of the time of -O2 -c.
+    t c99.clang.syntax-only         test  -  strict_all clang -fsyntax-only
+    t c99.clang.all-sources         check -  strict_all clang -O2 -c -o /dev/null
+    t c99.clang.unused-functions    test  -  unused clang
+    t c99.clang.wconversion         test  -  wconversion clang
+    t c99.clang.two-tu              test  -  two_tu clang
+    needs c++11.clang++ "clang++ not installed" have clang++
+    t c++11.clang++                 test  -  cxx clang++
+    needs -
+
+    # The README's example compiles as pasted and prints the output shown there.
+    t readme.example                test  -  readme_example
+
+    # TODO(test/pkg.sh): enable these when test/pkg.sh is merged (a missing
+    # pkg.sh is then a FAIL, as any command that cannot run).
+    # t pkg.make-install            test  -  sh pkg.sh make-install "$PWD/$B/pkg/make-install"
+    # t pkg.pkg-config              test  -  sh pkg.sh pkg-config "$PWD/$B/pkg/pkg-config"
+    # t pkg.find_package            test  -  sh pkg.sh find_package "$PWD/$B/pkg/find_package"
+    # t pkg.add_subdirectory        test  -  sh pkg.sh add_subdirectory "$PWD/$B/pkg/add_subdirectory"
+    # t pkg.fetchcontent            test  -  sh pkg.sh fetchcontent "$PWD/$B/pkg/fetchcontent"
+    # t pkg.meson                   test  -  sh pkg.sh meson "$PWD/$B/pkg/meson"
+    # t pkg.layout                  test  -  sh pkg.sh layout "$PWD/$B/pkg/layout"
+    # t pkg.version                 test  -  sh pkg.sh version "$PWD/$B/pkg/version"
+
+    # make check from here on.
+    # The suites in the plain builds, then for portability: 32-bit, the most
+    # and the least optimised builds, the bit scans' plain C fallback, and
+    # the heap's other arity (a user option; default 8).
+    suite check cc "$CC" "$STEPS" $C99 -O2 -g
+    suite check ndebug "$CC" "$STEPS" $C99 -O2 -DNDEBUG
+    suite check o3-native "$CC" "$PORT_STEPS" $C99 -O3 -march=native
+    suite check o0 "$CC" "$PORT_STEPS" $C99 -O0 -g
+    suite check no-builtins "$CC" "$PORT_STEPS" $C99 -O2 -g -DTBITMAP_NO_BUILTINS
+    KINDS=heap
+    suite check heap-arity2 "$CC" "$PORT_STEPS" $C99 -O2 -g -DTIMER_HEAP_ARITY=2
+    KINDS=$ALL_KINDS
+    needs "m32.*" "gcc -m32 cannot build a trivial program here (Debian: gcc-multilib, listed in .ci/packages)" m32_works
+    suite check m32 gcc "$PORT_STEPS" $C99 -O2 -g -m32
+    t bitmap.m32.builtins           check -  bitmap_unit m32_builtins -m32
+    t bitmap.m32.no-builtins        check -  bitmap_unit m32_no_builtins -m32 -DTBITMAP_NO_BUILTINS
+    needs -
+    t bitmap.builtins               check -  bitmap_unit builtins
+    t bitmap.no-builtins            check -  bitmap_unit no_builtins -DTBITMAP_NO_BUILTINS
+
+    # The fuzz target's standalone replay of the committed seed corpus (ASan +
+    # UBSan; the plain build is for valgrind), then libFuzzer for a few
+    # seconds per kind (make fuzz runs it for FUZZ_SECONDS).
+    for k in $KINDS; do
+        t fuzz-replay.build.$k      check -  build replay/replay_$k "$CC" $C99 -O1 -g $SAN -DFZ_STANDALONE -DTK_$(upper $k) fuzz/target.c
+        t fuzz-replay.build.plain.$k check - build replay/replay_plain_$k "$CC" $C99 -O2 -g -DFZ_STANDALONE -DTK_$(upper $k) fuzz/target.c
+        t fuzz-replay.seeds.$k      check fuzz-replay.build.$k  "$B/replay/replay_$k" fuzz/corpus/$k
+    done
+    needs "libfuzzer.*" "clang cannot build a libFuzzer target (Debian: clang, libclang-rt-14-dev; see test/build/fuzz/probe.log)" libfuzzer_works
+    for k in $KINDS; do
+        t libfuzzer.build.$k        check -  sh fuzz/fuzz.sh build $k
+        t libfuzzer.$k              check libfuzzer.build.$k  libfuzzer_run $k
+    done
+    needs -
+
+    # The soak, short (make soak runs 10 million timers per round), and
+    # smaller still under valgrind memcheck, with the seed corpus there too.
+    for k in $KINDS; do
+        t soak.build.$k             check -  build soak/soak_$k "$CC" $C99 -O2 -g -DTK_$(upper $k) soak.c
+        t soak.short.$k             check soak.build.$k  "$B/soak/soak_$k" "$SEED" 1000000 100000 0
+    done
+    needs "valgrind.*" "valgrind not installed (Debian: valgrind, listed in .ci/packages)" have valgrind
+    for k in $KINDS; do
+        t valgrind.soak.$k          check soak.build.$k  vg "$B/soak/soak_$k" "$SEED" 300000 30000 0
+        t valgrind.fuzz-seeds.$k    check fuzz-replay.build.plain.$k  vg "$B/replay/replay_plain_$k" fuzz/corpus/$k
+    done
+    needs -
 }
 
-skip() {
-    echo "SKIP $1: $2"
+# suite TIER CONFIG COMPILER STEPS FLAGS...: conform, fuzz and edge for each
+# kind in $KINDS: CONFIG.build.PROG.KIND builds $B/CONFIG/PROG_KIND, and
+# CONFIG.PROG.KIND runs it (fuzz with STEPS steps). Edge first: its runs are
+# the longest.
+suite() {
+    s_tier=$1
+    s_cfg=$2
+    s_cc=$3
+    s_steps=$4
+    shift 4
+    for p in edge fuzz conform; do
+        for k in $KINDS; do
+            t "$s_cfg.build.$p.$k" "$s_tier" - build "$s_cfg/${p}_$k" "$s_cc" "$@" -DTK_$(upper $k) $p.c
+            if [ $p = fuzz ]; then
+                t "$s_cfg.$p.$k" "$s_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k" "$SEED" "$s_steps"
+            else
+                t "$s_cfg.$p.$k" "$s_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k"
+            fi
+        done
+    done
 }
+
+# ---------------------------------------------------------------------------
+# The commands that tests run (beyond plain programs) and the probes.
 
 have() {
     command -v "$1" >/dev/null 2>&1
@@ -68,41 +225,40 @@ upper() {
     echo "$1" | tr 'a-z' 'A-Z'
 }
 
+# build OUT COMPILER ARGS...: compile into $B/OUT.
+build() {
+    b_out=$B/$1
+    b_cc=$2
+    shift 2
+    mkdir -p "${b_out%/*}" && "$b_cc" "$@" -o "$b_out"
+}
+
+# build_run OUT COMPILER ARGS...: compile into $B/OUT, then run it.
+build_run() {
+    build "$@" && "$B/$1"
+}
+
+# Every C source of the suite with one compiler and FLAGS (objects thrown
+# away), one after the other: the job pool runs other tests beside it.
+strict_all() {
+    sa_cc=$1
+    shift
+    for f in headers.c two_tu_a.c two_tu_b.c bitmap_test.c; do
+        echo "$sa_cc $f" && $sa_cc $C99 "$@" $f || return 1
+    done
+    for k in $ALL_KINDS; do
+        for p in conform fuzz edge soak; do
+            echo "$sa_cc $p.c ($k)" && $sa_cc $C99 "$@" -DTK_$(upper $k) $p.c || return 1
+        done
+        echo "$sa_cc fuzz/target.c ($k)" && $sa_cc $C99 "$@" -DTK_$(upper $k) -DFZ_STANDALONE fuzz/target.c || return 1
+    done
+}
+
 # Each header compiles alone: it includes what it uses.
 self_contained() {
     for h in list bitmap timer_set timer_heap timer_wheel; do
         echo "#include \"$h.h\"" | $1 $C99 -x c -c -o /dev/null - || return 1
     done
-}
-
-# bg COMMAND...: start a build in the background (the machine has 2 cores
-# or more); bg_wait: wait for all of them, non-zero if any failed.
-bg_pids=
-bg() {
-    "$@" &
-    bg_pids="$bg_pids $!"
-}
-bg_wait() {
-    bg_status=0
-    for bg_pid in $bg_pids; do
-        wait "$bg_pid" || bg_status=1
-    done
-    bg_pids=
-    return "$bg_status"
-}
-
-# Every C source of the suite, with one compiler (objects are thrown away).
-strict_all() {
-    for f in headers.c two_tu_a.c two_tu_b.c bitmap_test.c; do
-        bg $1 $C99 -O2 -c -o /dev/null $f
-    done
-    for k in $KINDS; do
-        for p in conform fuzz edge soak; do
-            bg $1 $C99 -O2 -DTK_$(upper $k) -c -o /dev/null $p.c
-        done
-        bg $1 $C99 -O2 -DTK_$(upper $k) -DFZ_STANDALONE -c -o /dev/null fuzz/target.c
-    done
-    bg_wait
 }
 
 # headers.c instantiates every DEFINE form and calls nothing.
@@ -116,73 +272,26 @@ wconversion() {
 
 # Two translation units expand the same DEFINEs and link into one program.
 two_tu() {
-    $1 $C99 -O2 -o "$B/two_tu_$1" two_tu_a.c two_tu_b.c && "$B/two_tu_$1"
+    build_run "two-tu/$1" "$1" $C99 -O2 two_tu_a.c two_tu_b.c
 }
 
 # The headers as C++11: every DEFINE form, and the two-TU program run.
 cxx() {
     $1 $CXX11 -x c++ -c -o /dev/null headers.c &&
-        $1 $CXX11 -O2 -x c++ -o "$B/two_tu_$1" two_tu_a.c two_tu_b.c && "$B/two_tu_$1"
+        build_run "c++11/$1" "$1" $CXX11 -O2 -x c++ two_tu_a.c two_tu_b.c
 }
 
-# build_suite CONFIG COMPILER FLAGS...: conform, fuzz and edge for every kind.
-build_suite() {
-    b_dir=$B/$1
-    b_cc=$2
-    shift 2
-    mkdir -p "$b_dir" || return 1
-    for k in $KINDS; do
-        for p in conform fuzz edge; do
-            bg $b_cc "$@" -DTK_$(upper $k) -o "$b_dir/${p}_$k" $p.c
-        done
-    done
-    bg_wait
-}
-
-# suite CONFIG COMPILER STEPS FLAGS...: build it, then run every program.
-suite() {
-    s_cfg=$1
-    s_cc=$2
-    s_steps=$3
-    shift 3
-    t "$s_cfg.build" build_suite "$s_cfg" "$s_cc" "$@"
-    for k in $KINDS; do
-        t "$s_cfg.conform.$k" "$B/$s_cfg/conform_$k"
-        t "$s_cfg.fuzz.$k" "$B/$s_cfg/fuzz_$k" "$SEED" "$s_steps"
-        t "$s_cfg.edge.$k" "$B/$s_cfg/edge_$k"
-    done
-}
-
-# A trivial program built and run with -m32: can this machine do 32-bit?
-m32_works() {
-    mkdir -p "$B" &&
-        printf 'int main(void) { return sizeof(void *) != 4; }\n' | gcc -m32 -x c -o "$B/m32_probe" - >/dev/null 2>&1 &&
-        "$B/m32_probe"
-}
-
-# bitmap NAME FLAGS...: the bit scans against naive loops, built with FLAGS.
+# bitmap_unit NAME FLAGS...: the bit scans against naive loops, built with FLAGS.
 bitmap_unit() {
     bu_name=$1
     shift
-    $CC $C99 -O2 "$@" -o "$B/bitmap_$bu_name" bitmap_test.c && "$B/bitmap_$bu_name"
+    build_run "bitmap/$bu_name" "$CC" $C99 -O2 "$@" bitmap_test.c
 }
 
-# The fuzz target's standalone replay (any compiler) over the seed corpus.
-build_replay() {
-    mkdir -p "$B/replay" || return 1
-    for k in $KINDS; do
-        bg $CC $C99 -O1 -g $SAN -DFZ_STANDALONE -DTK_$(upper $k) -o "$B/replay/replay_$k" fuzz/target.c
-        bg $CC $C99 -O2 -g -DFZ_STANDALONE -DTK_$(upper $k) -o "$B/replay/replay_plain_$k" fuzz/target.c
-    done
-    bg_wait
-}
-
-build_soak() {
-    mkdir -p "$B/soak" || return 1
-    for k in $KINDS; do
-        bg $CC $C99 -O2 -g -DTK_$(upper $k) -o "$B/soak/soak_$k" soak.c
-    done
-    bg_wait
+# libfuzzer_run KIND: FUZZ_TEST_SECONDS of libFuzzer from the seed corpus.
+libfuzzer_run() {
+    rm -rf "$B/fuzz-test-corpus-$1" &&
+        sh fuzz/fuzz.sh run "$1" "$FUZZ_TEST_SECONDS" "$B/fuzz-test-corpus-$1"
 }
 
 # valgrind memcheck: any error or leak fails the test.
@@ -190,129 +299,318 @@ vg() {
     valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all --show-leak-kinds=all "$@"
 }
 
-echo "test: CC=$CC; fuzz seed ${SEED:-fresh per run (printed in each log)}; $STEPS steps, $SAN_STEPS under sanitizers, $PORT_STEPS in portability builds; libFuzzer ${FUZZ_TEST_SECONDS} s per kind"
+# expect_abort MESSAGE COMMAND...: COMMAND must die by SIGABRT (a failed
+# assertion, abort()) and print MESSAGE (a fixed string) on the way.
+expect_abort() {
+    ea_msg=$1
+    shift
+    "$@" >"$T_OUT.abort" 2>&1
+    ea_status=$?
+    cat "$T_OUT.abort"
+    if [ "$ea_status" -ne 134 ]; then
+        echo "expect_abort: exit status $ea_status, not 134 (SIGABRT)"
+        return 1
+    fi
+    grep -qF -- "$ea_msg" "$T_OUT.abort" || { echo "expect_abort: no \"$ea_msg\" in the output"; return 1; }
+}
 
-# Build checks.
-t c99.gcc.self-contained self_contained gcc
-t c99.gcc.all-sources strict_all gcc
-t c99.gcc.unused-functions unused gcc
-t c99.gcc.wconversion wconversion gcc
-t c99.gcc.two-tu two_tu gcc
-t c++11.g++ cxx g++
-if have clang; then
-    t c99.clang.all-sources strict_all clang
-    t c99.clang.unused-functions unused clang
-    t c99.clang.wconversion wconversion clang
-    t c99.clang.two-tu two_tu clang
-else
-    skip "c99.clang.*" "clang not installed"
-fi
-if have clang++; then
-    t c++11.clang++ cxx clang++
-else
-    skip c++11.clang++ "clang++ not installed"
-fi
-
-# The suite: conformance and fuzz, per kind, in several builds.
-suite cc "$CC" "$STEPS" $C99 -O2 -g
-suite ndebug "$CC" "$STEPS" $C99 -O2 -DNDEBUG
-# abort_on_error: th_on_abort then prints the failing step after the report
-ASAN_OPTIONS=abort_on_error=1
-UBSAN_OPTIONS=abort_on_error=1:print_stacktrace=1
-export ASAN_OPTIONS UBSAN_OPTIONS
-suite asan.gcc gcc "$SAN_STEPS" $C99 -O1 -g $SAN
-if have clang; then
-    suite asan.clang clang "$SAN_STEPS" $C99 -O1 -g $SAN
-else
-    skip "asan.clang.*" "clang not installed"
-fi
-
-# Portability: a 32-bit build, the most and the least optimised builds, and
-# the bit scans' plain C fallback, each running the whole suite.
-if m32_works; then
-    suite m32 gcc "$PORT_STEPS" $C99 -O2 -g -m32
-    t bitmap.m32.builtins bitmap_unit m32_builtins -m32
-    t bitmap.m32.no-builtins bitmap_unit m32_no_builtins -m32 -DTBITMAP_NO_BUILTINS
-else
-    skip "m32.*" "gcc -m32 cannot build a trivial program here (Debian: gcc-multilib, listed in .ci/packages)"
-fi
-suite o3-native "$CC" "$PORT_STEPS" $C99 -O3 -march=native
-suite o0 "$CC" "$PORT_STEPS" $C99 -O0 -g
-suite no-builtins "$CC" "$PORT_STEPS" $C99 -O2 -g -DTBITMAP_NO_BUILTINS
-# The heap's arity is a user option (default 8): the binary heap too.
-KINDS=heap
-suite heap-arity2 "$CC" "$PORT_STEPS" $C99 -O2 -g -DTIMER_HEAP_ARITY=2
-KINDS="set heap wheel"
-t bitmap.builtins bitmap_unit builtins
-t bitmap.no-builtins bitmap_unit no_builtins -DTBITMAP_NO_BUILTINS
-
-# The fuzz targets: the committed seed corpus replayed by the standalone
-# build (ASan + UBSan, and under valgrind), then libFuzzer for a few seconds
-# per kind (make fuzz runs it for FUZZ_SECONDS).
-t fuzz-replay.build build_replay
-for k in $KINDS; do
-    t fuzz-replay.seeds.$k "$B/replay/replay_$k" fuzz/corpus/$k
-done
-if have clang && sh fuzz/fuzz.sh probe; then
-    t libfuzzer.build sh fuzz/fuzz.sh build
-    for k in $KINDS; do
-        rm -rf "$B/fuzz-test-corpus-$k"
-        t libfuzzer.$k sh fuzz/fuzz.sh run $k "$FUZZ_TEST_SECONDS" "$B/fuzz-test-corpus-$k"
-        grep '^fuzz .*execs' "$L/libfuzzer.$k.log" | sed 's/^/    /'
-    done
-else
-    skip "libfuzzer.*" "clang cannot build a libFuzzer target (Debian: clang, libclang-rt-14-dev; see build/fuzz/probe.log)"
-fi
-
-# The soak, short (make soak runs 10 million timers per round), and smaller
-# still under valgrind memcheck, with the seed corpus replayed there too.
-t soak.build build_soak
-for k in $KINDS; do
-    t soak.short.$k "$B/soak/soak_$k" "$SEED" 1000000 100000 0
-done
-if have valgrind; then
-    for k in $KINDS; do
-        t valgrind.soak.$k vg "$B/soak/soak_$k" "$SEED" 300000 30000 0
-        t valgrind.fuzz-seeds.$k vg "$B/replay/replay_plain_$k" fuzz/corpus/$k
-    done
-else
-    skip "valgrind.*" "valgrind not installed (Debian: valgrind, listed in .ci/packages)"
-fi
-
-# The README's example compiles as pasted and prints the output shown there.
 readme_example() {
-    awk '/^## Example/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' \
-        ../README.md >"$B/readme_example.c"
-    awk '/^## Example/ { s = 1 } s && /^Output:/ { o = 1 } o && /^```$/ { n++; next } o && n == 1' \
-        ../README.md >"$B/readme_expected.txt"
-    [ -s "$B/readme_example.c" ] && [ -s "$B/readme_expected.txt" ] &&
-        $CC $C99 -o "$B/readme_example" "$B/readme_example.c" &&
-        "$B/readme_example" >"$B/readme_output.txt" &&
-        diff -u "$B/readme_expected.txt" "$B/readme_output.txt"
+    mkdir -p "$B/readme" &&
+        awk '/^## Example/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' \
+            ../README.md >"$B/readme/example.c" &&
+        awk '/^## Example/ { s = 1 } s && /^Output:/ { o = 1 } o && /^```$/ { n++; next } o && n == 1' \
+            ../README.md >"$B/readme/expected.txt" &&
+        [ -s "$B/readme/example.c" ] && [ -s "$B/readme/expected.txt" ] &&
+        build readme/example "$CC" $C99 "$B/readme/example.c" &&
+        "$B/readme/example" >"$B/readme/output.txt" &&
+        diff -u "$B/readme/expected.txt" "$B/readme/output.txt"
 }
-t readme.example readme_example
 
-# The examples' own tests, with real sockets and threads (examples/Makefile):
-# every PASS or FAIL line that `make -C ../examples check` prints counts.
+# `make -C ../examples check`, one make job (this pool runs others beside
+# it): each of its PASS and FAIL lines is a verdict of its own.
 examples_check() {
-    e_log=$L/examples.log
-    ${MAKE:-make} --no-print-directory -C ../examples check >"$e_log" 2>&1
+    ${MAKE:-make} --no-print-directory -j1 -C ../examples CC="$CC" check >"$T_OUT.examples" 2>&1
     e_status=$?
-    e_pass=$(grep -c '^PASS ' "$e_log")
-    e_fail=$(grep -c '^FAIL ' "$e_log")
-    grep -E '^(PASS|FAIL) ' "$e_log" | sed 's/^\(PASS\|FAIL\) /\1 examples./'
-    if [ "$e_status" -ne 0 ] && [ "$e_fail" -eq 0 ]; then
-        e_fail=1
-        echo "FAIL examples: make -C examples check exited $e_status"
-    fi
-    if [ "$e_fail" -ne 0 ]; then
-        echo "    ($e_log)"
-        tail -n 25 "$e_log" | sed 's/^/    /'
-    fi
-    passed=$((passed + e_pass))
-    failed=$((failed + e_fail))
+    cat "$T_OUT.examples"
+    sed -n -e 's/^PASS /PASS examples./p' -e 's/^FAIL /FAIL examples./p' "$T_OUT.examples" >"$T_VERDICTS"
+    return "$e_status"
 }
-examples_check
 
+# A trivial program built and run with -m32: can this machine do 32-bit?
+m32_works() {
+    mkdir -p "$B" &&
+        printf 'int main(void) { return sizeof(void *) != 4; }\n' | gcc -m32 -x c -o "$B/m32_probe" - &&
+        "$B/m32_probe"
+}
+
+libfuzzer_works() {
+    have clang && sh fuzz/fuzz.sh probe
+}
+
+# ---------------------------------------------------------------------------
+# The engine: registration, then a pool of JOBS jobs.
+#
+# Test i (1..n) is held in variables: T_name_i, T_deps_i (indices),
+# T_cmd_i (the command, quoted for eval), T_tier_i, T_st_i (its state:
+# out = not in this tier, skip, wait, run, pass, fail), T_pid_i.
+
+n=0
+T_index=' '  # " NAME=i NAME=i ... ": a name's index, by pattern matching
+queue=       # the indices not yet started, in order
+passed=0
+failed=0
+notes=       # SKIP lines and registry errors, printed before the first test
+nd_group=    # the open `needs` block, if any
+
+# quote ARG...: q_out = the arguments, each in single quotes, for eval.
+quote() {
+    q_out=
+    for q_arg; do
+        q_esc=
+        while :; do
+            case $q_arg in
+            *\'*)
+                q_esc="$q_esc${q_arg%%\'*}'\\''"
+                q_arg=${q_arg#*\'}
+                ;;
+            *)
+                q_esc="$q_esc$q_arg"
+                break
+                ;;
+            esac
+        done
+        q_out="$q_out '$q_esc'"
+    done
+}
+
+# A mistake in the registry is a failed test, reported before the others.
+reg_error() {
+    failed=$((failed + 1))
+    notes="${notes}FAIL $1: registry: $2
+"
+}
+
+needs() {
+    if [ -n "$nd_group" ] && [ "$nd_count" -gt 0 ]; then
+        if [ "$nd_count" -eq 1 ]; then nd_w=test; else nd_w=tests; fi
+        notes="${notes}SKIP $nd_group ($nd_count $nd_w): $nd_reason
+"
+    fi
+    nd_group=
+    [ "$1" = - ] && return 0
+    nd_group=$1
+    nd_reason=$2
+    shift 2
+    quote "$@"
+    nd_probe=$q_out
+    nd_met=unknown
+    nd_count=0
+}
+
+# needs_met: 0 if the open block (if any) may run; else count a skip.
+needs_met() {
+    [ -z "$nd_group" ] && return 0
+    if [ "$nd_met" = unknown ]; then
+        if eval "$nd_probe" >/dev/null 2>&1; then nd_met=yes; else nd_met=no; fi
+    fi
+    [ "$nd_met" = yes ] && return 0
+    nd_count=$((nd_count + 1))
+    return 1
+}
+
+t() {
+    if [ $# -lt 4 ]; then
+        reg_error "${1:-?}" "t needs NAME TIER NEEDS COMMAND"
+        return
+    fi
+    t_name=$1
+    t_tier=$2
+    t_needs=$3
+    shift 3
+    case $t_tier in
+    test | check) ;;
+    *) reg_error "$t_name" "the tier is test or check, not $t_tier"; return ;;
+    esac
+    case $T_index in
+    *" $t_name="*) reg_error "$t_name" "registered twice"; return ;;
+    esac
+    n=$((n + 1))
+    T_index="$T_index$t_name=$n "
+    eval "T_name_$n=\$t_name T_tier_$n=\$t_tier T_st_$n=out"
+    [ "$TIER" = check ] || [ "$t_tier" = test ] || return 0
+    needs_met || { eval "T_st_$n=skip"; return 0; }
+
+    # NEEDS: names of tests above, in this tier, and not skipped
+    t_deps=
+    t_rest=$t_needs,
+    [ "$t_needs" = - ] && t_rest=
+    while [ -n "$t_rest" ]; do
+        t_dep=${t_rest%%,*}
+        t_rest=${t_rest#*,}
+        case $T_index in
+        *" $t_dep="*) ;;
+        *) reg_error "$t_name" "it needs $t_dep, not registered above"; eval "T_st_$n=fail"; return ;;
+        esac
+        t_di=${T_index#*" $t_dep="}
+        t_di=${t_di%% *}
+        eval "t_dtier=\$T_tier_$t_di t_dst=\$T_st_$t_di"
+        if [ "$t_tier" = test ] && [ "$t_dtier" = check ]; then
+            reg_error "$t_name" "it is in make test but needs $t_dep, which is in make check only"
+            eval "T_st_$n=fail"
+            return
+        fi
+        if [ "$t_dst" = skip ]; then
+            reg_error "$t_name" "it needs $t_dep, which is skipped; register it in the same needs block"
+            eval "T_st_$n=fail"
+            return
+        fi
+        t_deps="$t_deps $t_di"
+    done
+    quote "$@"
+    eval "T_deps_$n=\$t_deps T_cmd_$n=\$q_out T_st_$n=wait"
+    queue="$queue $n"
+}
+
+# deps_state I: ds = ready (all needs passed), wait, or failed (ds_name
+# names the need that failed).
+deps_state() {
+    ds=ready
+    eval "ds_deps=\$T_deps_$1"
+    for ds_i in $ds_deps; do
+        eval "ds_st=\$T_st_$ds_i"
+        case $ds_st in
+        pass) ;;
+        fail) ds=failed; eval "ds_name=\$T_name_$ds_i"; return ;;
+        *) ds=wait ;;
+        esac
+    done
+}
+
+# start I: run test I in the background. Its command runs in a subshell of
+# its own (a `cd` or `exit` there stays there), with stdin from /dev/null,
+# stdout and stderr into its log, and without fd 3 (the FIFO); then the job
+# writes its exit status and times, and its index to the FIFO.
+start() {
+    eval "s_name=\$T_name_$1 s_cmd=\$T_cmd_$1 T_st_$1=run"
+    (
+        T_OUT=$R/$s_name           # prefix for a command's scratch files
+        T_VERDICTS=$R/$s_name.verdicts
+        export T_OUT T_VERDICTS
+        s_t0=$(date +%s.%N)
+        (eval "$s_cmd") </dev/null >"$L/$s_name.log" 2>&1 3>&-
+        echo "$? $s_t0 $(date +%s.%N)" >"$R/$s_name.status"
+        echo "$1" >&3
+    ) &
+    eval "T_pid_$1=\$!"
+}
+
+# show_log NAME: the head (a fuzz run's seed) and tail (the failure).
+show_log() {
+    sl_log=$L/$1.log
+    if [ "$(wc -l <"$sl_log")" -gt 30 ]; then
+        head -n 2 "$sl_log" | sed 's/^/    /'
+        echo "    ..."
+    fi
+    tail -n 25 "$sl_log" | sed 's/^/    /'
+}
+
+# finish I: test I has ended; print its verdict and count it. A test that
+# wrote verdict lines to $T_VERDICTS (the examples) counts each of them, and
+# fails once more if it exited non-zero without a FAIL line.
+finish() {
+    eval "f_name=\$T_name_$1 f_pid=\$T_pid_$1"
+    wait "$f_pid"
+    read -r f_status f_t0 f_t1 <"$R/$f_name.status"
+    echo "$f_t0 $f_t1 $f_name" >>"$R/times"
+    f_failed=0
+    if [ -s "$R/$f_name.verdicts" ]; then
+        while read -r f_verdict f_rest; do
+            case $f_verdict in
+            PASS) passed=$((passed + 1)) ;;
+            *) failed=$((failed + 1)); f_failed=1 ;;
+            esac
+            echo "$f_verdict $f_rest"
+        done <"$R/$f_name.verdicts"
+        if [ "$f_status" -ne 0 ] && [ "$f_failed" -eq 0 ]; then
+            failed=$((failed + 1))
+            f_failed=1
+            echo "FAIL $f_name: exit status $f_status"
+        fi
+        [ "$f_failed" -eq 0 ] || { echo "    ($L/$f_name.log)"; show_log "$f_name"; }
+    elif [ "$f_status" -eq 0 ]; then
+        passed=$((passed + 1))
+        echo "PASS $f_name"
+    else
+        failed=$((failed + 1))
+        f_failed=1
+        echo "FAIL $f_name ($L/$f_name.log):"
+        show_log "$f_name"
+    fi
+    if [ "$f_failed" -eq 0 ]; then eval "T_st_$1=pass"; else eval "T_st_$1=fail"; fi
+}
+
+# The pool. Each round starts, in registry order, every test whose needs
+# have passed while fewer than JOBS run (and fails those whose need failed),
+# then waits for one job to end. Needs are registered before the tests
+# needing them, so when nothing runs the queue's first test is ready:
+# nothing runs only when the queue is empty.
+run_pool() {
+    mkfifo "$R/fifo" || exit 1
+    exec 3<>"$R/fifo"
+    running=0
+    while :; do
+        rp_left=
+        for i in $queue; do
+            if [ "$running" -ge "$JOBS" ]; then
+                rp_left="$rp_left $i"
+                continue
+            fi
+            deps_state "$i"
+            case $ds in
+            ready) start "$i"; running=$((running + 1)) ;;
+            wait) rp_left="$rp_left $i" ;;
+            failed)
+                eval "T_st_$i=fail rp_name=\$T_name_$i"
+                failed=$((failed + 1))
+                echo "FAIL $rp_name: not run, $ds_name failed"
+                ;;
+            esac
+        done
+        queue=$rp_left
+        [ "$running" -gt 0 ] || break
+        read -r i <&3
+        finish "$i"
+        running=$((running - 1))
+    done
+    exec 3>&-
+}
+
+# Interrupted: stop the jobs (the terminal's ^C reaches their children).
+on_signal() {
+    os_i=1
+    while [ "$os_i" -le "$n" ]; do
+        eval "os_st=\$T_st_$os_i"
+        [ "$os_st" = run ] && eval "kill \$T_pid_$os_i" 2>/dev/null
+        os_i=$((os_i + 1))
+    done
+    exit 130
+}
+
+# ---------------------------------------------------------------------------
+
+rm -rf "$L" "$R"
+mkdir -p "$L" "$R" || exit 1
+trap on_signal INT TERM
+
+if [ "$TIER" = test ]; then
+    echo "make test: $JOBS jobs; CC=$CC; fuzz seed ${SEED:-fresh per run (printed in each log)}; $SAN_STEPS fuzz steps per kind under ASan"
+else
+    echo "make check: $JOBS jobs; CC=$CC; fuzz seed ${SEED:-fresh per run (printed in each log)}; $STEPS fuzz steps per kind, $SAN_STEPS under ASan, $PORT_STEPS in portability builds; libFuzzer $FUZZ_TEST_SECONDS s per kind"
+fi
+registry
+needs -
+printf '%s' "$notes"
+run_pool
+awk '{ printf "%7.2f s  %s\n", $2 - $1, $3 }' "$R/times" 2>/dev/null | sort -rn >"$L/times.txt"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,7 +2,10 @@
 # fuzz.sh - build and run the libFuzzer targets (one per container kind).
 #
 #   sh fuzz/fuzz.sh probe                  exit 0 if clang can build a libFuzzer target
-#   sh fuzz/fuzz.sh build                  build/fuzz/libfuzz_<kind> (+ replay_<kind>)
+#   sh fuzz/fuzz.sh build [KIND]           build/fuzz/libfuzz_<kind> (+ replay_<kind>), for
+#                                          every kind at once, or for KIND alone, one
+#                                          program after the other (run.sh's job pool
+#                                          builds the kinds as separate tests)
 #   sh fuzz/fuzz.sh run KIND SECONDS DIR   fuzz KIND for SECONDS with the corpus DIR
 #                                          (the committed seeds are copied in first),
 #                                          then print execs/s, total execs, coverage
@@ -39,14 +42,13 @@ probe() {
 
 build() {
     mkdir -p "$B" || return 1
+    if [ $# -gt 0 ]; then
+        build_kind "$1"
+        return
+    fi
     b_pids=
     for k in $KINDS; do
-        # the fuzz target: libFuzzer + ASan + UBSan; the first failure aborts
-        "$CLANG" $FLAGS -fsanitize=fuzzer $SAN -DTH_ABORT_ON_FAIL -DTK_$(upper $k) \
-            -o "$B/libfuzz_$k" fuzz/target.c &
-        b_pids="$b_pids $!"
-        # the same code with a plain main(): replays a crash file or a corpus
-        "$CLANG" $FLAGS $SAN -DFZ_STANDALONE -DTK_$(upper $k) -o "$B/replay_$k" fuzz/target.c &
+        build_kind "$k" &
         b_pids="$b_pids $!"
     done
     b_status=0
@@ -54,6 +56,14 @@ build() {
         wait "$b_pid" || b_status=1
     done
     return "$b_status"
+}
+
+build_kind() {
+    # the fuzz target: libFuzzer + ASan + UBSan; the first failure aborts
+    "$CLANG" $FLAGS -fsanitize=fuzzer $SAN -DTH_ABORT_ON_FAIL -DTK_$(upper $1) \
+        -o "$B/libfuzz_$1" fuzz/target.c &&
+        # the same code with a plain main(): replays a crash file or a corpus
+        "$CLANG" $FLAGS $SAN -DFZ_STANDALONE -DTK_$(upper $1) -o "$B/replay_$1" fuzz/target.c
 }
 
 # run KIND SECONDS DIR [libFuzzer options...]
@@ -137,9 +147,9 @@ all() {
 
 case "${1:-}" in
 probe) probe ;;
-build) build ;;
+build) shift; build "$@" ;;
 run) shift; run "$@" ;;
 coverage) shift; coverage "$@" ;;
 all) all ;;
-*) echo "usage: $0 probe | build | run KIND SECONDS DIR [opts] | coverage KIND DIR | all" >&2; exit 2 ;;
+*) echo "usage: $0 probe | build [KIND] | run KIND SECONDS DIR [opts] | coverage KIND DIR | all" >&2; exit 2 ;;
 esac
