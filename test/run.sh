@@ -93,8 +93,15 @@ export ASAN_OPTIONS UBSAN_OPTIONS
 # take the longest), so that both cores stay busy to the end.
 registry() {
     # Build checks: every source with gcc and clang, warnings are errors.
-    # gcc's pass over every source is the longest single test: first.
-    t c99.gcc.all-sources           test  -  strict_all gcc -O2 -c -o /dev/null
+    # gcc's passes over the sources are the longest builds: first, in four
+    # parts that run side by side. make test keeps the part that calls every
+    # function of every header (lockstep.c, two_tu, types, headers.c) at -O2,
+    # where gcc's flow warnings live; each kind's test programs are built
+    # there by clang (-Werror, under ASan) and by gcc in make check.
+    t c99.gcc.all-sources.common    test  -  strict_all gcc common -O2 -c -o /dev/null
+    for part in $ALL_KINDS; do
+        t c99.gcc.all-sources.$part check -  strict_all gcc $part -O2 -c -o /dev/null
+    done
 
     # The examples' own tests, with real sockets and threads; each of them
     # counts as one test (examples/Makefile). They mostly wait on timers, so
@@ -120,8 +127,8 @@ registry() {
     needs "c99.clang.*" "clang not installed" have clang
     # clang's warnings all come from its front end, so -fsyntax-only gives
     # make test the same diagnostics in a tenth of the time of -O2 -c.
-    t c99.clang.syntax-only         test  -  strict_all clang -fsyntax-only
-    t c99.clang.all-sources         check -  strict_all clang -O2 -c -o /dev/null
+    t c99.clang.syntax-only         test  -  strict_all clang all -fsyntax-only
+    t c99.clang.all-sources         check -  strict_all clang all -O2 -c -o /dev/null
     t c99.clang.unused-functions    test  -  unused clang
     t c99.clang.wconversion         test  -  wconversion clang
     t c99.clang.two-tu              test  -  two_tu clang
@@ -129,19 +136,39 @@ registry() {
     t c++11.clang++                 test  -  cxx clang++
     needs -
 
-    # The README's example compiles as pasted and prints the output shown there.
+    # The README's example, as pasted, with each container's -D switch, as C
+    # and as C++: all six print the output shown there (contract v2: the
+    # same calls give the same results whichever container).
     t readme.example                test  -  readme_example
 
-    # TODO(test/pkg.sh): enable these when test/pkg.sh is merged (a missing
-    # pkg.sh is then a FAIL, as any command that cannot run).
-    # t pkg.make-install            test  -  sh pkg.sh make-install "$PWD/$B/pkg/make-install"
-    # t pkg.pkg-config              test  -  sh pkg.sh pkg-config "$PWD/$B/pkg/pkg-config"
-    # t pkg.find_package            test  -  sh pkg.sh find_package "$PWD/$B/pkg/find_package"
-    # t pkg.add_subdirectory        test  -  sh pkg.sh add_subdirectory "$PWD/$B/pkg/add_subdirectory"
-    # t pkg.fetchcontent            test  -  sh pkg.sh fetchcontent "$PWD/$B/pkg/fetchcontent"
-    # t pkg.meson                   test  -  sh pkg.sh meson "$PWD/$B/pkg/meson"
-    # t pkg.layout                  test  -  sh pkg.sh layout "$PWD/$B/pkg/layout"
-    # t pkg.version                 test  -  sh pkg.sh version "$PWD/$B/pkg/version"
+    # The three containers driven by the same random calls must agree on every
+    # call (lockstep.c): millions of calls in make check, fewer in make test.
+    t lockstep.build.asan           test  -  build lockstep/lockstep_asan "$CC" $C99 -O1 -g $SAN lockstep.c
+    if [ "$TIER" = test ]; then ls_san=1000000; else ls_san=5000000; fi
+    t lockstep.asan                 test  lockstep.build.asan  "$B/lockstep/lockstep_asan" "$SEED" "$ls_san"
+    t lockstep.build                check -  build lockstep/lockstep "$CC" $C99 -O2 -g lockstep.c
+    t lockstep                      check lockstep.build       "$B/lockstep/lockstep" "$SEED" 40000000
+
+    # TIMER_DEBUG: misuse aborts with a message before anything changes
+    # (debug.c), and correct use, the randomised test, aborts nothing.
+    for k in $ALL_KINDS; do
+        t debug.$k                  test  -  build_run debug/debug_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) debug.c
+        t debug.fuzz.$k             check -  build_run debug/fuzz_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) fuzz.c "$SEED" 200000
+    done
+
+    # A public header with the types and no function (TIMER_TYPES_ONLY), and
+    # the one file that brings the functions in, as C and as C++.
+    t types-only.c                  test  -  build_run types/types_c "$CC" $C99 -O2 types_a.c types_b.c
+    t types-only.c++                test  -  build_run types/types_cxx g++ $CXX11 -O2 -x c++ types_a.c types_b.c
+
+    # Every way of consuming the library (test/pkg.sh): make install and
+    # pkg-config, find_package after cmake --install, add_subdirectory,
+    # FetchContent, a meson subproject; identical install trees; one version.
+    needs "pkg.*" "cmake, meson, ninja or pkg-config missing (Debian: cmake meson ninja-build pkg-config, in .ci/packages)" pkg_tools
+    for r in make-install pkg-config find_package add_subdirectory fetchcontent meson layout version; do
+        t pkg.$r                    test  -  sh pkg.sh $r "$PWD/$B/pkg/$r"
+    done
+    needs -
 
     # make check from here on.
     # The suites in the plain builds, then for portability: 32-bit, the most
@@ -207,6 +234,8 @@ suite() {
             t "$s_cfg.build.$p.$k" "$s_tier" - build "$s_cfg/${p}_$k" "$s_cc" "$@" -DTK_$(upper $k) $p.c
             if [ $p = fuzz ]; then
                 t "$s_cfg.$p.$k" "$s_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k" "$SEED" "$s_steps"
+            elif [ $p = edge ] && [ "$TIER" = test ]; then
+                t "$s_cfg.$p.$k" "$s_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k" quick
             else
                 t "$s_cfg.$p.$k" "$s_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k"
             fi
@@ -238,18 +267,25 @@ build_run() {
     build "$@" && "$B/$1"
 }
 
-# Every C source of the suite with one compiler and FLAGS (objects thrown
-# away), one after the other: the job pool runs other tests beside it.
+# strict_all COMPILER PART FLAGS...: the C sources of the suite with one
+# compiler and FLAGS (objects thrown away), one after the other (the job pool
+# runs other tests beside it). PART: all, common (what every kind shares), or
+# one kind (its programs).
 strict_all() {
     sa_cc=$1
-    shift
-    for f in headers.c two_tu_a.c two_tu_b.c bitmap_test.c; do
-        echo "$sa_cc $f" && $sa_cc $C99 "$@" $f || return 1
-    done
+    sa_part=$2
+    shift 2
+    if [ "$sa_part" = all ] || [ "$sa_part" = common ]; then
+        for f in headers.c two_tu_a.c two_tu_b.c bitmap_test.c lockstep.c types_a.c types_b.c; do
+            echo "$sa_cc $f" && $sa_cc $C99 "$@" $f || return 1
+        done
+    fi
     for k in $ALL_KINDS; do
+        [ "$sa_part" = all ] || [ "$sa_part" = "$k" ] || continue
         for p in conform fuzz edge soak; do
             echo "$sa_cc $p.c ($k)" && $sa_cc $C99 "$@" -DTK_$(upper $k) $p.c || return 1
         done
+        echo "$sa_cc debug.c ($k)" && $sa_cc $C99 "$@" -DTIMER_DEBUG -DTK_$(upper $k) debug.c || return 1
         echo "$sa_cc fuzz/target.c ($k)" && $sa_cc $C99 "$@" -DTK_$(upper $k) -DFZ_STANDALONE fuzz/target.c || return 1
     done
 }
@@ -314,16 +350,31 @@ expect_abort() {
     grep -qF -- "$ea_msg" "$T_OUT.abort" || { echo "expect_abort: no \"$ea_msg\" in the output"; return 1; }
 }
 
+# The README's example with no -D (the wheel), -DUSE_HEAP and -DUSE_SET,
+# each as C99 and as C++11 (g++): every program must print exactly the
+# output the README shows.
 readme_example() {
     mkdir -p "$B/readme" &&
         awk '/^## Example/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' \
             ../README.md >"$B/readme/example.c" &&
         awk '/^## Example/ { s = 1 } s && /^Output:/ { o = 1 } o && /^```$/ { n++; next } o && n == 1' \
             ../README.md >"$B/readme/expected.txt" &&
-        [ -s "$B/readme/example.c" ] && [ -s "$B/readme/expected.txt" ] &&
-        build readme/example "$CC" $C99 "$B/readme/example.c" &&
-        "$B/readme/example" >"$B/readme/output.txt" &&
-        diff -u "$B/readme/expected.txt" "$B/readme/output.txt"
+        [ -s "$B/readme/example.c" ] && [ -s "$B/readme/expected.txt" ] || return 1
+    for re_kind in wheel heap set; do
+        case $re_kind in wheel) re_d= ;; heap) re_d=-DUSE_HEAP ;; set) re_d=-DUSE_SET ;; esac
+        echo "README example, $re_kind, C99 and C++11:"
+        build readme/example_c_$re_kind "$CC" $C99 $re_d "$B/readme/example.c" &&
+            build readme/example_cxx_$re_kind g++ $CXX11 $re_d -x c++ "$B/readme/example.c" &&
+            "$B/readme/example_c_$re_kind" >"$B/readme/output_c_$re_kind.txt" &&
+            diff -u "$B/readme/expected.txt" "$B/readme/output_c_$re_kind.txt" &&
+            "$B/readme/example_cxx_$re_kind" >"$B/readme/output_cxx_$re_kind.txt" &&
+            diff -u "$B/readme/expected.txt" "$B/readme/output_cxx_$re_kind.txt" || return 1
+    done
+}
+
+# The packaging routes need all four tools; test/pkg.sh names what is missing.
+pkg_tools() {
+    have cmake && have meson && have ninja && have pkg-config
 }
 
 # `make -C ../examples check`, one make job (this pool runs others beside
