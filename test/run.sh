@@ -603,9 +603,9 @@ mkdir -p "$L" "$R" || exit 1
 trap on_signal INT TERM
 
 if [ "$TIER" = test ]; then
-    echo "make test: $JOBS jobs; CC=$CC; fuzz seed ${SEED:-fresh per run (printed in each log)}; $SAN_STEPS fuzz steps per kind under ASan"
+    echo "make test: $JOBS at once; CC=$CC; fuzz seed ${SEED:-fresh per run (printed in each log)}; $SAN_STEPS fuzz steps per kind under ASan"
 else
-    echo "make check: $JOBS jobs; CC=$CC; fuzz seed ${SEED:-fresh per run (printed in each log)}; $STEPS fuzz steps per kind, $SAN_STEPS under ASan, $PORT_STEPS in portability builds; libFuzzer $FUZZ_TEST_SECONDS s per kind"
+    echo "make check: $JOBS at once; CC=$CC; fuzz seed ${SEED:-fresh per run (printed in each log)}; $STEPS fuzz steps per kind, $SAN_STEPS under ASan, $PORT_STEPS in portability builds; libFuzzer $FUZZ_TEST_SECONDS s per kind"
 fi
 registry
 needs -
