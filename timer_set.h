@@ -407,6 +407,8 @@ TIMER_INLINE_ size_t timer_set_pop(struct timer_set *s, int64_t now, struct tlis
     struct timer_set_node *n;
     if (now > s->now)
         s->now = now;
+    if ((n = s->first) == NULL || n->expire > now)
+        return 0;                           /* nothing due: out untouched */
     tlist_ready_(out);
     while ((n = s->first) != NULL && n->expire <= now) {
         timer_set_erase_(s, n);

@@ -331,6 +331,7 @@ TIMER_INLINE_ size_t timer_wheel_take_slot_(struct timer_wheel *w, size_t i, str
 {
     struct tlist *head = &w->slot[i], *a = head->next, *b = head->prev;
     size_t k = 0;
+    tlist_ready_(out);                      /* here, so that a pop with nothing due is not taxed */
     for (;;) {
         timer_wheel_make_due_(timer_wheel_node_of_(a));
         k++;
@@ -353,6 +354,7 @@ TIMER_INLINE_ size_t timer_wheel_pop_overdue_(struct timer_wheel *w, int64_t now
 {
     struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos;
     size_t k = 0;
+    tlist_ready_(out);
     while ((pos = head->next) != head && timer_wheel_node_of_(pos)->expire <= now) {
         struct timer_wheel_node *n = timer_wheel_node_of_(pos);
         tlist_remove(pos);
@@ -408,7 +410,6 @@ TIMER_INLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
 TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
     size_t k = 0, i = 0, end;
-    tlist_ready_(out);
     if (now < w->now) {
         /* Only overdue items can be due: the rest are later than the clock. */
         if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
