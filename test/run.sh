@@ -163,7 +163,8 @@ registry() {
     # (debug.c), and correct use, the randomised test, aborts nothing.
     for k in $ALL_KINDS; do
         t debug.$k                  test  -  build_run debug/debug_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) debug.c
-        t debug.fuzz.$k             check -  build_run debug/fuzz_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) fuzz.c "$SEED" 200000
+        t debug.build.fuzz.$k       check -  build debug/fuzz_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) fuzz.c
+        t debug.fuzz.$k             check debug.build.fuzz.$k  "$B/debug/fuzz_$k" "$SEED" 200000
     done
 
     # A public header with the types and no function (TIMER_TYPES_ONLY), and
