@@ -42,9 +42,10 @@
  *                               the types (nodes, containers, struct tlist) and
  *                               the TIMER_*_DEFINE_TYPE macros, no function, so a
  *                               public header can embed nodes and containers;
- *                               #undef it afterwards (see README, "Types in a
- *                               public header")
- *   TIMER_DEBUG                 defined before including: every generated call
+ *                               #undef it afterwards if you defined it (see
+ *                               README, "Types in a public header")
+ *   TIMER_DEBUG                 defined before the first timer header of a
+ *                               translation unit: every generated call
  *                               that changes a container runs its check() after,
  *                               and remove/reschedule first verify that the item
  *                               is not pending in another container; either
@@ -95,10 +96,11 @@ struct tlist {
     ((type *)(void *)((char *)(link) - offsetof(type, member)))
 
 /* The first link of a list, or the head itself when the list is empty
- * (zeroed or inited). */
-TIMER_INLINE_ struct tlist *tlist_first_(struct tlist *head)
+ * (zeroed or inited). It takes a const head too, as tlist_foreach does:
+ * the head is only compared with, never written through. */
+TIMER_INLINE_ struct tlist *tlist_first_(const struct tlist *head)
 {
-    return head->next != NULL ? head->next : head;
+    return head->next != NULL ? head->next : (struct tlist *)(uintptr_t)head;
 }
 
 /* The last link, or the head itself when the list is empty. */

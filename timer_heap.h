@@ -63,8 +63,8 @@
  * harmless and ignored).
  *
  * Order. A heap pops equal keys in no particular order, so each node also
- * carries an arrival number, stored in the word of its link that a pending
- * node does not use (the node stays 24 bytes). Sifting compares expiries
+ * carries an arrival number, stored over the part of its link that a
+ * pending node does not use (on 64-bit targets the node stays 24 bytes). Sifting compares expiries
  * only; pop gathers each run of equal expiries it takes and, when the run
  * holds more than one item, sorts it by arrival before appending it. So pop
  * appends in non-decreasing expiry and FIFO among equal expiries (insert or
@@ -74,13 +74,15 @@
  * Guarantees: pop appends exactly the items with expire <= now, in that
  * order. insert, remove, reschedule O(log n); pop O(log n) per item (plus
  * O(r log r) for a run of r equal expiries); min_time and next_expiry O(1).
- * Memory: 16 bytes per array entry on 64-bit targets, at most max(64, 4n)
- * entries, or twice what reserve asked for.
+ * Memory: 16 bytes per array entry on 64-bit targets; after a pop or remove
+ * at most max(64, 4n) entries, or twice what reserve asked for (clear keeps
+ * the array; destroy frees it).
  *
  * Misuse that is not detected: an item freed while pending (remove it
  * first); remove() or reschedule() with a heap other than the one holding
  * the item (asserted in debug builds; TIMER_DEBUG reports it before anything
- * changes).
+ * changes). A user type named `timer` would make TIMER_HEAP_DEFINE's
+ * `timer_heap` clash with this header's own names: use the _NAMED form.
  */
 
 /* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
@@ -93,8 +95,8 @@
 /* The states (compare timer_set.h and timer_wheel.h):
  *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
  *   pending  u.heap overlays the link: pos = array index + 1 (never 0) where
- *            link.next was, seq = arrival number where link.prev was;
- *            expire >= 0
+ *            link.next was, seq = arrival number after it (where link.prev
+ *            was on 64-bit targets); expire >= 0
  *   due      link in a caller's result list; expire holds ~expiry (< 0)
  * (The state test reads the overlaid pointer: union type punning, defined
  * in C and by gcc and clang in C++ too, with size_t and pointers of one
@@ -271,7 +273,7 @@ TIMER_INLINE_ int timer_heap_reserve_(struct timer_heap *h)
 
 /* Give memory back after a large burst has drained: halve the capacity
  * until the array is more than a quarter full, in one realloc, so that one
- * pop that empties a big heap frees its array at once; never below what
+ * pop that empties a big heap gives its memory back at once; never below what
  * reserve asked for. */
 TIMER_INLINE_ void timer_heap_shrink_(struct timer_heap *h)
 {
@@ -362,10 +364,12 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
 }
 
 /* The arrival number of a popped node, chained into a run by link.next (the
- * word that held its position; the other one still holds the number). */
+ * word that held its position; the number is not overwritten by that). */
 TIMER_INLINE_ uint64_t timer_heap_seq_(const struct tlist *l)
 {
-    return timer_heap_node_of_(l)->u.heap.seq;
+    const struct timer_heap_node *n = (const struct timer_heap_node *)(const void *)((const char *)l -
+                                                                                     offsetof(struct timer_heap_node, u.link));
+    return n->u.heap.seq;
 }
 
 /* Merge two NULL-terminated chains sorted by arrival. */

@@ -56,7 +56,9 @@
  *
  * Misuse that is not detected: an item freed while pending (remove it
  * first); remove() or reschedule() with a set other than the one holding
- * the item (TIMER_DEBUG reports it before anything changes).
+ * the item (TIMER_DEBUG reports it before anything changes). A user type
+ * named `timer` would make TIMER_SET_DEFINE's `timer_set` clash with this
+ * header's own names: use the _NAMED form.
  */
 
 /* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */

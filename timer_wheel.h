@@ -84,14 +84,20 @@
  *   O(items it pops);
  * - next_expiry is exact and amortised O(1) (the moves it makes are moves
  *   pop would make); it may move the clock forward, never past the earliest
- *   pending expiry, which nothing observable depends on;
+ *   pending expiry, which nothing observable depends on. An insert that
+ *   then falls between the caller's time (the latest init or pop `now`) and
+ *   that clock goes to an end of the overdue list when it fits there (O(1)),
+ *   or else moves the clock back first: one list splice per occupied slot
+ *   below the level where the two times differ, so a burst of such inserts
+ *   in any order stays O(1) each; the next next_expiry refines again;
  * - min_time is O(1), const, and never later than the earliest expiry. It is
  *   exact when the earliest item is overdue, lies in the clock's finest
  *   64-tick window, or is alone in its slot; otherwise it is the start of the
  *   earliest occupied slot. Repeating `t = min_time(); pop(t)` pops the
  *   earliest item within 11 rounds (each round moves it at least one level
  *   down). Use next_expiry to sleep exactly until the earliest expiry;
- * - the clock moves only forward: by pop (to now) and by next_expiry.
+ * - the clock moves forward by pop (to now) and by next_expiry, and back to
+ *   the caller's time only for an insert as above.
  *
  * Misuse that is not detected: an item freed while pending (remove it
  * first), and remove() or reschedule() with a container other than the one
@@ -126,7 +132,9 @@ struct timer_wheel_node {
 };
 
 struct timer_wheel {
-    int64_t now;            /* the clock */
+    int64_t now;            /* the clock: every slot item is later than it */
+    int64_t base;           /* the latest time given to init or pop, <= now:
+                               next_expiry may move the clock past it */
     size_t count;           /* pending items */
     /* Bit i set <=> slot[i] is non-empty. A slot's head is initialised when
      * its bit is set, so init only has to clear 12 words. */
@@ -192,6 +200,7 @@ TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
 TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
 {
     w->now = now < 0 ? 0 : now;
+    w->base = w->now;
     w->count = 0;
     tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
@@ -249,10 +258,65 @@ TIMER_INLINE_ void timer_wheel_link_overdue_(struct timer_wheel *w, struct timer
     tlist_push_back_(pos->next, &n->link);  /* i.e. link n just after pos */
 }
 
-/* File an unlinked node at `expire` relative to the current clock. */
+/* Would n go to an end of the (sorted) overdue list? */
+TIMER_INLINE_ bool timer_wheel_overdue_end_(const struct timer_wheel *w, int64_t expire)
+{
+    const struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE];
+    return !tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE) ||
+           expire >= timer_wheel_node_of_(head->prev)->expire || expire < timer_wheel_node_of_(head->next)->expire;
+}
+
+/* Move the clock back to base (< now). next_expiry's refinement moved it
+ * ahead of the caller's time, so an insert between the two cannot be
+ * addressed in a slot; without this, each would search the sorted overdue
+ * list, and a burst of them in no order would cost O(n) apiece. Every item
+ * at a level below D (the highest 6-bit group where base and the clock
+ * differ) lies in the clock's level-D window, which with the clock at base
+ * is the one slot (D, the clock's group D): those slots are spliced into it
+ * in time order, one splice per slot, and each keeps its arrival order.
+ * Items at level D and above stay where they are. Overdue items later than
+ * base go back into slots, in list order. */
+TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
+{
+    int64_t base = w->base;
+    unsigned d = tbitmap_highest((uint64_t)base ^ (uint64_t)w->now) / TIMER_WHEEL_BITS;
+    size_t to = timer_wheel_slot_(base, w->now), i = 0;
+    struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos, *next;
+    struct tlist moved;
+    assert(base < w->now && to == d * TIMER_WHEEL_SLOTS + (size_t)(((uint64_t)w->now >> (d * TIMER_WHEEL_BITS)) & 63));
+    tlist_init(&moved);
+    while ((i = tbitmap_find_first(w->occupied, i, d * TIMER_WHEEL_SLOTS)) < d * TIMER_WHEEL_SLOTS) {
+        tlist_splice_back_(&moved, &w->slot[i]);
+        tbitmap_clear(w->occupied, i);
+    }
+    w->now = base;
+    if (!tlist_empty(&moved)) {                  /* slot `to` was empty: the clock's own group */
+        tbitmap_set(w->occupied, to);
+        tlist_init(&w->slot[to]);
+        tlist_splice_back_(&w->slot[to], &moved);
+    }
+    if (!tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
+        return;
+    for (pos = head->next; pos != head && timer_wheel_node_of_(pos)->expire <= base; pos = pos->next)
+        ;
+    for (; pos != head; pos = next) {            /* later than base: to its slot, in order */
+        next = pos->next;
+        tlist_remove(pos);
+        timer_wheel_link_(w, timer_wheel_slot_(base, timer_wheel_node_of_(pos)->expire), timer_wheel_node_of_(pos));
+    }
+    if (tlist_empty(head))
+        tbitmap_clear(w->occupied, TIMER_WHEEL_OVERDUE);
+}
+
+/* File an unlinked node at `expire` relative to the current clock. An
+ * expiry between base and a clock that next_expiry moved ahead goes to the
+ * overdue list only at one of its ends; anywhere else, the clock rewinds
+ * first, so that the insert is a slot insert again. */
 TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
 {
     n->expire = expire;
+    if (expire <= w->now && expire > w->base && !timer_wheel_overdue_end_(w, expire))
+        timer_wheel_rewind_(w);
     if (expire > w->now)
         timer_wheel_link_(w, timer_wheel_slot_(w->now, expire), n);
     else
@@ -280,9 +344,12 @@ TIMER_INLINE_ void timer_wheel_unlink_(struct timer_wheel *w, struct timer_wheel
     /* After the unlink, prev == next only when the head is the one node
      * left: the slot is empty. */
     if (prev == next) {
-        assert((uintptr_t)prev - (uintptr_t)w->slot < sizeof w->slot &&
-               "timer_wheel_remove: item belongs to another wheel");
-        tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
+        /* Checked in every build: a head outside this wheel (an item of
+         * another wheel) must not become a write into this one's bitmap. */
+        bool ours = (uintptr_t)prev - (uintptr_t)w->slot < sizeof w->slot;
+        assert(ours && "timer_wheel_remove: item belongs to another wheel");
+        if (ours)
+            tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
     }
 }
 
@@ -354,7 +421,8 @@ TIMER_INLINE_ size_t timer_wheel_pop_overdue_(struct timer_wheel *w, int64_t now
 {
     struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos;
     size_t k = 0;
-    tlist_ready_(out);
+    if (timer_wheel_node_of_(head->next)->expire <= now)
+        tlist_ready_(out);                  /* only when something is due */
     while ((pos = head->next) != head && timer_wheel_node_of_(pos)->expire <= now) {
         struct timer_wheel_node *n = timer_wheel_node_of_(pos);
         tlist_remove(pos);
@@ -414,6 +482,8 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
         /* Only overdue items can be due: the rest are later than the clock. */
         if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
             k = timer_wheel_pop_overdue_(w, now, out);
+        if (now > w->base)
+            w->base = now;
         w->count -= k;
         return k;
     }
@@ -442,6 +512,7 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
     /* Every slot left starts after now, so every item stays in the slot its
      * expiry maps to with the clock at now. */
     w->now = now;
+    w->base = now;
     w->count -= k;
     return k;
 }
@@ -531,6 +602,8 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     const struct tlist *pos;
     if (w->now < 0)
         return "clock is negative";
+    if (w->base < 0 || w->base > w->now)
+        return "base is negative or later than the clock";
     for (i = 0; i < TIMER_WHEEL_NSLOTS; i++) {
         const struct tlist *head = &w->slot[i];
         int64_t last = -1;

@@ -852,6 +852,66 @@ static void test_next_expiry_amortised(void)
               t_big / t_small);
 }
 
+/* Inserts after next_expiry: far timers, next_expiry (the wheel refines and
+ * moves its clock to them), then a burst of n earlier timers at two delays,
+ * interleaved (out of order), then pop them all in order. The best time
+ * per insert of three runs, in ns. */
+static double conf_burst_after_next_expiry(size_t n)
+{
+    titem *items = (titem *)th_alloc(n + 2, sizeof *items);
+    double best = 0;
+    int run;
+
+    for (run = 0; run < 3; run++) {
+        struct timespec t0, t1;
+        struct tlist out = { NULL, NULL };
+        int64_t last = -1;
+        size_t i, k;
+        double ns;
+        tc c;
+
+        memset(items, 0, (n + 2) * sizeof *items);
+        tc_init(&c, 0);
+        TH_EQ(tc_insert(&c, 600000, &items[n]), 0);
+        TH_EQ(tc_insert(&c, 600001, &items[n + 1]), 0);
+        TH_EQ(tc_next_expiry(&c), 600000);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (i = 0; i < n; i++)
+            TH_EQ(tc_insert(&c, (int64_t)(i / 10) + ((i & 1) ? 10000 : 50000), &items[i]), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        TH_EQ(tc_next_expiry(&c), 10000);
+        TH_EXPECT(tc_check(&c) == NULL, "check(): %s", tc_check(&c));
+        TH_EQ(tc_pop(&c, INT64_MAX, &out), n + 2);
+        for (k = 0; k < n + 2; k++) { /* in expiry order */
+            titem *it = tc_entry(tlist_pop_front(&out));
+            TH_EXPECT(it != NULL && tc_expire(it) >= last, "pop out of order after a burst");
+            if (it == NULL)
+                break;
+            last = tc_expire(it);
+        }
+        tc_destroy(&c);
+        ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)n;
+        if (run == 0 || ns < best)
+            best = ns;
+    }
+    free(items);
+    return best;
+}
+
+/* next_expiry may move the wheel's clock ahead of the caller's time; the
+ * inserts that then land behind it, in any order, must stay O(1) each (a
+ * sorted insert cost O(n) apiece there). Guarded like next_expiry_amortised:
+ * at 64x the items the time per insert may grow by at most 16x. */
+static void test_insert_after_next_expiry(void)
+{
+    double t_small = conf_burst_after_next_expiry(1000), t_big = conf_burst_after_next_expiry(64000);
+
+    printf("%s: inserts behind a clock moved by next_expiry: %.1f ns each at 1000, %.1f at 64000 (%.2fx)\n", TK_KIND,
+           t_small, t_big, t_big / t_small);
+    TH_EXPECT(t_big <= 16 * t_small + 50, "insert after next_expiry grew %.1fx from 1000 to 64000 items: not O(1)",
+              t_big / t_small);
+}
+
 /* v2: due() is true exactly while an item is popped and still linked. */
 static void test_due_state(void)
 {
@@ -1072,6 +1132,7 @@ static const struct {
     { "pop_order_script", test_pop_order_script },
     { "next_expiry", test_next_expiry },
     { "next_expiry_amortised", test_next_expiry_amortised },
+    { "insert_after_next_expiry", test_insert_after_next_expiry },
     { "due_state", test_due_state },
     { "reserve", test_reserve },
     { "reschedule_pending_no_alloc", test_reschedule_pending_no_alloc },

@@ -32,7 +32,21 @@ TIMER_SET_DEFINE_NAMED(job_set, struct job, a)
 TIMER_HEAP_DEFINE_NAMED(job_heap, struct job, b)
 TIMER_WHEEL_DEFINE_NAMED(job_wheel, struct job, c)
 
+/* The tlist iteration macros over a const head, as list.h always allowed. */
+static size_t count_links(const struct tlist *head)
+{
+    const struct tlist *pos;
+    struct tlist *p2, *tmp;
+    size_t n = 0;
+    tlist_foreach(pos, head)
+        n++;
+    tlist_foreach_safe(p2, tmp, head)
+        n++;
+    return n / 2;
+}
+
 int main(void)
 {
-    return 0;
+    struct tlist zeroed = { NULL, NULL };
+    return (int)count_links(&zeroed);
 }

@@ -313,8 +313,9 @@ unused() {
     $1 $C99 -Wunused-function -c -o /dev/null headers.c
 }
 
+# What stricter users turn on: conversions, and casts that drop const.
 wconversion() {
-    $1 $C99 -Wconversion -Wsign-conversion -c -o /dev/null headers.c
+    $1 $C99 -Wconversion -Wsign-conversion -Wcast-qual -c -o /dev/null headers.c
 }
 
 # Two translation units expand the same DEFINEs and link into one program.
