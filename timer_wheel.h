@@ -279,13 +279,13 @@ TIMER_INLINE_ bool timer_wheel_overdue_end_(const struct timer_wheel *w, int64_t
 TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
 {
     int64_t base = w->base;
-    unsigned d = tbitmap_highest((uint64_t)base ^ (uint64_t)w->now) / TIMER_WHEEL_BITS;
-    size_t to = timer_wheel_slot_(base, w->now), i = 0;
+    size_t to = timer_wheel_slot_(base, w->now);              /* level D, the clock's group D */
+    size_t below = to - to % TIMER_WHEEL_SLOTS, i = 0;         /* the slots of levels below D */
     struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos, *next;
     struct tlist moved;
-    assert(base < w->now && to == d * TIMER_WHEEL_SLOTS + (size_t)(((uint64_t)w->now >> (d * TIMER_WHEEL_BITS)) & 63));
+    assert(base < w->now);
     tlist_init(&moved);
-    while ((i = tbitmap_find_first(w->occupied, i, d * TIMER_WHEEL_SLOTS)) < d * TIMER_WHEEL_SLOTS) {
+    while ((i = tbitmap_find_first(w->occupied, i, below)) < below) {
         tlist_splice_back_(&moved, &w->slot[i]);
         tbitmap_clear(w->occupied, i);
     }
@@ -334,6 +334,12 @@ TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, stru
     return 0;
 }
 
+/* Is l one of w's list heads (a slot or the overdue list)? */
+TIMER_INLINE_ bool timer_wheel_is_head_(const struct timer_wheel *w, const struct tlist *l)
+{
+    return (uintptr_t)l - (uintptr_t)w->slot < sizeof w->slot;
+}
+
 /* Take a pending node out of its slot; its own state is the caller's. */
 TIMER_INLINE_ void timer_wheel_unlink_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
@@ -346,7 +352,7 @@ TIMER_INLINE_ void timer_wheel_unlink_(struct timer_wheel *w, struct timer_wheel
     if (prev == next) {
         /* Checked in every build: a head outside this wheel (an item of
          * another wheel) must not become a write into this one's bitmap. */
-        bool ours = (uintptr_t)prev - (uintptr_t)w->slot < sizeof w->slot;
+        bool ours = timer_wheel_is_head_(w, prev);
         assert(ours && "timer_wheel_remove: item belongs to another wheel");
         if (ours)
             tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
@@ -589,7 +595,7 @@ TIMER_INLINE_ bool timer_wheel_owns_(const struct timer_wheel *w, const struct t
     if (!timer_wheel_node_pending(n))
         return true;
     for (pos = n->link.next; pos != &n->link; pos = pos->next)
-        if ((uintptr_t)pos - (uintptr_t)w->slot < sizeof w->slot)
+        if (timer_wheel_is_head_(w, pos))
             return true;
     return false;
 }
