@@ -424,6 +424,16 @@ TIMER_INLINE_ void timer_heap_flush_run_(struct tlist *run, struct tlist *out)
     }
 }
 
+/* Hand out a gathered run (run .. tail): a single node, the common case,
+ * directly; more after sorting them by arrival. */
+TIMER_INLINE_ void timer_heap_hand_out_(struct tlist *run, struct tlist *tail, struct tlist *out)
+{
+    if (run == tail)
+        timer_heap_make_due_(timer_heap_node_of_(run), out);
+    else
+        timer_heap_flush_run_(run, out);
+}
+
 TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tlist *out)
 {
     size_t k = 0;
@@ -438,13 +448,8 @@ TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tl
         struct timer_heap_node *n = h->a[0].node;
         int64_t e = h->a[0].expire;
         timer_heap_delete_(h, 0);
-        /* A run ends where the expiry grows; one of a single node (the
-         * common case) is handed out without sorting. */
-        if (run != NULL && e != run_expire) {
-            if (run == tail)
-                timer_heap_make_due_(timer_heap_node_of_(run), out);
-            else
-                timer_heap_flush_run_(run, out);
+        if (run != NULL && e != run_expire) {  /* a run ends where the expiry grows */
+            timer_heap_hand_out_(run, tail, out);
             run = NULL;
         }
         n->u.link.next = NULL;
@@ -456,12 +461,8 @@ TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tl
         run_expire = e;
         k++;
     }
-    if (run == tail && run != NULL)
-        timer_heap_make_due_(timer_heap_node_of_(run), out);
-    else if (run != NULL)
-        timer_heap_flush_run_(run, out);
-    if (k)
-        timer_heap_shrink_(h);
+    timer_heap_hand_out_(run, tail, out);     /* not NULL: something was due */
+    timer_heap_shrink_(h);
     return k;
 }
 
