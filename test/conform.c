@@ -794,6 +794,12 @@ static void test_next_expiry(void)
     th_fini(&h);
 }
 
+/* Nanoseconds from t0 to t1, per one of n operations. */
+static double conf_ns_per(const struct timespec *t0, const struct timespec *t1, size_t n)
+{
+    return ((double)(t1->tv_sec - t0->tv_sec) * 1e9 + (double)(t1->tv_nsec - t0->tv_nsec)) / (double)n;
+}
+
 /* The cancel-oldest-then-next_expiry loop over n requests; the best time of
  * three runs per call, in ns, and the wheel's refinement moves. */
 static double conf_cancel_loop(size_t n, unsigned long long *moves)
@@ -823,7 +829,7 @@ static double conf_cancel_loop(size_t n, unsigned long long *moves)
         TH_EQ(tc_next_expiry(&c), TIMER_NEVER);
         TH_EXPECT(tc_check(&c) == NULL, "check(): %s", tc_check(&c));
         tc_destroy(&c);
-        ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)n;
+        ns = conf_ns_per(&t0, &t1, n);
         if (run == 0 || ns < best)
             best = ns;
         *moves = tk_moves() - m0;
@@ -890,7 +896,7 @@ static double conf_burst_after_next_expiry(size_t n)
             last = tc_expire(it);
         }
         tc_destroy(&c);
-        ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)n;
+        ns = conf_ns_per(&t0, &t1, n);
         if (run == 0 || ns < best)
             best = ns;
     }

@@ -467,7 +467,7 @@ static inline int th_key_cmp(const void *a, const void *b)
  * none lost, none twice, in the order the kind promises. */
 static inline size_t th_pop(struct th *h, int64_t now)
 {
-    struct tlist *last = h->out.prev ? h->out.prev : &h->out, *link;
+    struct tlist *last = tlist_last_(&h->out), *link;
     size_t i, want = 0, got, k = 0;
     int64_t prev = 0;
 
