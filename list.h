@@ -211,6 +211,19 @@ TIMER_INLINE_ void tlist_splice_back_(struct tlist *dst, struct tlist *src)
     dst->prev = last;
 }
 
+/* Unchecked: move the links first .. last (consecutive, in that order, in
+ * one list) to the end of dst (inited); their old list closes the gap. */
+TIMER_INLINE_ void tlist_move_back_(struct tlist *dst, struct tlist *first, struct tlist *last)
+{
+    struct tlist *before = first->prev, *after = last->next, *tail = dst->prev;
+    before->next = after;
+    after->prev = before;
+    first->prev = tail;
+    tail->next = first;
+    last->next = dst;
+    dst->prev = last;
+}
+
 TIMER_INLINE_ void tlist_splice_back(struct tlist *dst, struct tlist *src)
 {
     if (src->next == src || src->next == NULL)

@@ -66,20 +66,27 @@
  * because every list append keeps the arrival order of the items it
  * carries, in arrival order among equal expiries: the same order as
  * timer_set.h and timer_heap.h. A slot that holds a single due item is taken
- * without refining it. next_expiry refines the earliest slot the same way
- * until its first item is exact. A refined item moves at least one level
- * down, so it moves at most 10 times in its life (then once to the overdue
- * list at most) and never cycles.
+ * without refining it. A coarse slot whose items are already in expiry
+ * order (fixed-delay timeouts are inserted that way; pop finds out by
+ * walking the slot until two items are out of order) is not refined
+ * either: it becomes its level's run, a sorted list that pop hands out from
+ * the front, merged with the finer slots and runs it overlaps. So an item
+ * inserted in order is moved once, onto the result list, instead of once
+ * per level. next_expiry opens the earliest slot the same way until its
+ * first item is exact. A refined item moves at least one level down, so it
+ * moves at most 10 times in its life (then once to the overdue list at
+ * most) and never cycles.
  *
  * Guarantees and costs:
  * - insert, remove, reschedule O(1) (an insert at or before the clock goes
  *   into the sorted overdue list: O(1) at either end, so for runs in
  *   increasing or decreasing order; O(overdue items) at worst). A
- *   reschedule within the item's own slot stores the new expiry and moves
- *   the item to the slot's end (a new arrival);
+ *   reschedule appends the item to its new slot (a new arrival), or only
+ *   stores the new expiry when the item is last in that slot already;
  * - pop(now) appends exactly the items with expire <= now, in non-decreasing
  *   expiry and FIFO among equal expiries (insert or reschedule order);
- *   O(1) amortised per item plus O(11) words of bitmap per slot visited; a
+ *   O(1) amortised per item (O(runs) per item while several runs overlap,
+ *   at most 10) plus O(11) words of bitmap per slot visited; a
  *   pop with now behind the clock only looks at the overdue list, and costs
  *   O(items it pops);
  * - next_expiry is exact and amortised O(1) (the moves it makes are moves
@@ -92,10 +99,12 @@
  *   in any order stays O(1) each; the next next_expiry refines again;
  * - min_time is O(1), const, and never later than the earliest expiry. It is
  *   exact when the earliest item is overdue, lies in the clock's finest
- *   64-tick window, or is alone in its slot; otherwise it is the start of the
- *   earliest occupied slot. Repeating `t = min_time(); pop(t)` pops the
- *   earliest item within 11 rounds (each round moves it at least one level
- *   down). Use next_expiry to sleep exactly until the earliest expiry;
+ *   64-tick window, is alone in its slot or is first in a run; otherwise it
+ *   is the start of the earliest occupied slot (or, when a remove took a
+ *   run's first item since the last pop or next_expiry, that item's time).
+ *   Repeating `t = min_time(); pop(t)` pops the earliest item within 11
+ *   rounds (each round moves it at least one level down, or makes a run's
+ *   time exact). Use next_expiry to sleep exactly until the earliest expiry;
  * - the clock moves forward by pop (to now) and by next_expiry, and back to
  *   the caller's time only for an insert as above.
  *
@@ -117,9 +126,11 @@
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
-/* Slot index of the overdue list, after the 704 wheel slots. */
+/* List heads after the 704 wheel slots: the overdue list, then the run of
+ * each level 1 .. 10 (at TIMER_WHEEL_OVERDUE + level). The overdue list and
+ * the runs share one bitmap word. */
 #define TIMER_WHEEL_OVERDUE (TIMER_WHEEL_LEVELS * TIMER_WHEEL_SLOTS)
-#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_OVERDUE + 1)
+#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_OVERDUE + TIMER_WHEEL_LEVELS)
 
 /* The states (compare timer_set.h and timer_heap.h):
  *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
@@ -136,8 +147,14 @@ struct timer_wheel {
     int64_t base;           /* the latest time given to init or pop, <= now:
                                next_expiry may move the clock past it */
     size_t count;           /* pending items */
-    /* Bit i set <=> slot[i] is non-empty. A slot's head is initialised when
-     * its bit is set, so init only has to clear 12 words. */
+    /* For each run (by level): a lower bound of its first expiry, later
+     * than the clock; exact after a pop or next_expiry, and only a remove
+     * makes it stale. So a pop with nothing due, and min_time, need not
+     * read a run's first item. */
+    int64_t run_low[TIMER_WHEEL_LEVELS];
+    /* Bit i set <=> slot[i] (a slot, the overdue list or a run) is
+     * non-empty. A head is initialised when its bit is set, so init only
+     * has to clear 12 words. */
     uint64_t occupied[(TIMER_WHEEL_NSLOTS + 63) / 64];
     struct tlist slot[TIMER_WHEEL_NSLOTS];
 };
@@ -224,6 +241,24 @@ TIMER_INLINE_ int64_t timer_wheel_slot_start_(int64_t clock, size_t i)
     return (int64_t)(high | ((uint64_t)(i % TIMER_WHEEL_SLOTS) << shift));
 }
 
+/* The runs. When the clock reaches a coarse slot whose items are already in
+ * expiry order (fixed-delay timeouts are inserted that way), the slot is not
+ * spread over finer slots: the whole list becomes the run of its level, and
+ * pop hands it out from the front. A run of level L holds items in the
+ * clock's own group at level L, so it interleaves with finer slots and finer
+ * runs, never with its level's slots; since the clock never leaves that
+ * group while the run holds items, a level has at most one. Its items are
+ * later than the clock, and arrived before any finer item in its range
+ * (which went to finer slots once the clock entered the range): among equal
+ * expiries, coarser runs go first, then finer runs, then slots. */
+TIMER_INLINE_ uint64_t timer_wheel_runs_(const struct timer_wheel *w)
+{
+    /* Bit L of the overdue list's word: the run of level L is non-empty. */
+    return w->occupied[TIMER_WHEEL_OVERDUE / 64] & UINT64_C(0x7FE);
+}
+
+#define timer_wheel_front_(w, i) (timer_wheel_node_of_((w)->slot[i].next)->expire)
+
 /* Append an unlinked node to slot i, initialising the head if i was empty.
  * (Written so that the tail load does not wait for the bitmap test: a
  * variant that chose the tail from the test ran twice as slow on random
@@ -273,9 +308,12 @@ TIMER_INLINE_ bool timer_wheel_overdue_end_(const struct timer_wheel *w, int64_t
  * at a level below D (the highest 6-bit group where base and the clock
  * differ) lies in the clock's level-D window, which with the clock at base
  * is the one slot (D, the clock's group D): those slots are spliced into it
- * in time order, one splice per slot, and each keeps its arrival order.
- * Items at level D and above stay where they are. Overdue items later than
- * base go back into slots, in list order. */
+ * in time order, one splice per slot, and each keeps its arrival order;
+ * so are the runs of levels D and below (next_expiry may have made them),
+ * first, coarsest first, since their items arrived before any finer one.
+ * Items at level D and above stay where they are, and so do the runs above
+ * D (base is in their range too). Overdue items later than base go back
+ * into slots, in list order. */
 TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
 {
     int64_t base = w->base;
@@ -283,8 +321,15 @@ TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
     size_t below = to - to % TIMER_WHEEL_SLOTS, i = 0;         /* the slots of levels below D */
     struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos, *next;
     struct tlist moved;
+    uint64_t runs = timer_wheel_runs_(w) & ((UINT64_C(2) << (to / TIMER_WHEEL_SLOTS)) - 1);
     assert(base < w->now);
     tlist_init(&moved);
+    while (runs != 0) {
+        unsigned level = tbitmap_highest(runs);
+        tlist_splice_back_(&moved, &w->slot[TIMER_WHEEL_OVERDUE + level]);
+        tbitmap_clear(w->occupied, TIMER_WHEEL_OVERDUE + level);
+        runs &= ~(UINT64_C(1) << level);
+    }
     while ((i = tbitmap_find_first(w->occupied, i, below)) < below) {
         tlist_splice_back_(&moved, &w->slot[i]);
         tbitmap_clear(w->occupied, i);
@@ -375,21 +420,23 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    /* A pending item that stays in its slot: the common case of a
-     * connection timeout pushed back by a few ticks. Only its expiry
-     * changes, and its place: a reschedule is a new arrival, so it goes
-     * last (unless it is last already), as an insert would. */
-    if (timer_wheel_node_pending(n) && n->expire > w->now && expire > w->now) {
-        size_t i = timer_wheel_slot_(w->now, n->expire);
-        if (i == timer_wheel_slot_(w->now, expire)) {
-            struct tlist *head = &w->slot[i];
+    /* A pending item moving to a later slot (the common case: a connection
+     * timeout pushed back): unlink it from wherever it is (a slot, a run,
+     * the overdue list) and append it, as an insert would, since a
+     * reschedule is a new arrival. An item that is last in the slot its new
+     * expiry maps to is there already: only the expiry changes. */
+    if (timer_wheel_node_pending(n) && expire > w->now) {
+        size_t i = timer_wheel_slot_(w->now, expire);
+        if (n->link.next != &w->slot[i]) {
+            timer_wheel_unlink_(w, n);
+            n->link.next = NULL;
             n->expire = expire;
-            if (n->link.next != head) {
-                tlist_remove(&n->link);
-                tlist_push_back_(head, &n->link);
-            }
-            return 0;
+            timer_wheel_link_(w, i, n);
+            w->count++;
+        } else {
+            n->expire = expire;
         }
+        return 0;
     }
     timer_wheel_remove(w, n);
     timer_wheel_file_(w, expire, n);
@@ -452,20 +499,16 @@ TIMER_INLINE_ void timer_wheel_refile_one_(struct timer_wheel *w, struct tlist *
     timer_wheel_link_(w, expire > w->now ? timer_wheel_slot_(w->now, expire) : TIMER_WHEEL_OVERDUE, n);
 }
 
-/* Slot i (level >= 1) is the earliest occupied one and the overdue list is
- * empty: move the clock to the slot's first tick and spread its items over
- * the finer levels. Every target is empty, and each is filled by appends in
- * the slot's own order, so equal expiries keep their arrival order (the
- * overdue items are all exactly at the new clock: sorted). The walk files
- * from the front while a second chain of loads runs from the back, so two
- * cache misses are in flight; the back half is filed afterwards, in order,
- * from nodes it has already loaded. */
+/* Spread slot i's items (the clock just moved to its first tick) over the
+ * finer levels. Every target is empty, and each is filled by appends in the
+ * slot's own order, so equal expiries keep their arrival order (the overdue
+ * items are all exactly at the new clock: sorted). The walk files from the
+ * front while a second chain of loads runs from the back, so two cache
+ * misses are in flight; the back half is filed afterwards, in order, from
+ * nodes it has already loaded. */
 TIMER_INLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
 {
     struct tlist *head = &w->slot[i], *a = head->next, *b = head->prev, *next;
-    assert(i >= TIMER_WHEEL_SLOTS && !tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE));
-    tbitmap_clear(w->occupied, i);
-    w->now = timer_wheel_slot_start_(w->now, i);
     while (a != b) {
         next = a->next;
         timer_wheel_refile_one_(w, a);
@@ -479,6 +522,133 @@ TIMER_INLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
         timer_wheel_refile_one_(w, a);
         a = next;
     }
+}
+
+/* The least of the runs' lower bounds; TIMER_NEVER without runs. */
+TIMER_INLINE_ int64_t timer_wheel_runs_low_(const struct timer_wheel *w)
+{
+    uint64_t runs = timer_wheel_runs_(w);
+    int64_t low = TIMER_NEVER;
+    for (; runs != 0; runs &= runs - 1)
+        if (w->run_low[tbitmap_lowest(runs)] < low)
+            low = w->run_low[tbitmap_lowest(runs)];
+    return low;
+}
+
+/* Of the runs (the bits of runs, not 0): the one to hand out from first,
+ * the one with the earliest front, ties to the coarser. *front: its first
+ * expiry; *upto: the latest expiry it may hand out before another run's
+ * item must go first. Every run's lower bound becomes exact. */
+TIMER_INLINE_ size_t timer_wheel_next_run_(struct timer_wheel *w, uint64_t runs, int64_t *front, int64_t *upto)
+{
+    size_t best = 0;
+    int64_t t = 0, lim = INT64_MAX;
+    do {                                    /* coarsest first */
+        unsigned level = tbitmap_highest(runs);
+        size_t r = TIMER_WHEEL_OVERDUE + level;
+        int64_t f = timer_wheel_front_(w, r);
+        w->run_low[level] = f;
+        runs &= ~(UINT64_C(1) << level);
+        if (best == 0) {
+            best = r;
+            t = f;
+        } else if (f < t) {                 /* coarser runs' items at t or later go first */
+            lim = t - 1;
+            best = r;
+            t = f;
+        } else if (f < lim) {               /* a finer run: its ties go after best's */
+            lim = f;
+        }
+    } while (runs != 0);
+    *front = t;
+    *upto = lim;
+    return best;
+}
+
+/* Hand out run r's items up to `upto` (its first item is no later), in
+ * order: one cut from the run onto out's end. */
+TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t r, int64_t upto, struct tlist *out)
+{
+    struct tlist *head = &w->slot[r], *first = head->next, *last = first, *next;
+    size_t k = 1;
+    tlist_ready_(out);
+    timer_wheel_make_due_(timer_wheel_node_of_(first));
+    while ((next = last->next) != head && timer_wheel_node_of_(next)->expire <= upto) {
+        timer_wheel_make_due_(timer_wheel_node_of_(next));
+        last = next;
+        k++;
+    }
+    tlist_move_back_(out, first, last);
+    if (next == head)
+        tbitmap_clear(w->occupied, r);
+    else
+        w->run_low[r - TIMER_WHEEL_OVERDUE] = timer_wheel_node_of_(next)->expire;
+    return k;
+}
+
+/* Hand out every run item with expire <= bound, merged in pop order. */
+TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
+{
+    size_t k = 0;
+    uint64_t runs = timer_wheel_runs_(w);
+    if (runs == 0)
+        return 0;
+    if ((runs & (runs - 1)) == 0) {         /* one run, the common case */
+        unsigned level = tbitmap_lowest(runs);
+        size_t r = TIMER_WHEEL_OVERDUE + level;
+        if (w->run_low[level] > bound)
+            return 0;                       /* nothing due: no item read */
+        if ((w->run_low[level] = timer_wheel_front_(w, r)) > bound)
+            return 0;                       /* its first item was removed */
+        return timer_wheel_take_front_(w, r, bound, out);
+    }
+    if (timer_wheel_runs_low_(w) > bound)
+        return 0;
+    while ((runs = timer_wheel_runs_(w)) != 0) {
+        int64_t front, upto;
+        size_t r = timer_wheel_next_run_(w, runs, &front, &upto);
+        if (front > bound)
+            break;
+        k += timer_wheel_take_front_(w, r, upto < bound ? upto : bound, out);
+        if ((runs & (runs - 1)) == 0)       /* the only run: done */
+            break;
+    }
+    return k;
+}
+
+/* Slot i (level >= 1) is the earliest occupied slot, the overdue list is
+ * empty and every run item is later than the slot's first tick: move the
+ * clock to that tick. A slot in expiry order becomes the run of its level
+ * (its items exactly at the new clock go to the overdue list, as a refine
+ * would put them); any other is refined. Finding out walks the list until
+ * two items are out of order: the whole of a sorted slot, once. */
+TIMER_INLINE_ void timer_wheel_open_(struct timer_wheel *w, size_t i)
+{
+    struct tlist *head = &w->slot[i], *pos, *run;
+    size_t r = TIMER_WHEEL_OVERDUE + i / TIMER_WHEEL_SLOTS;
+    assert(i >= TIMER_WHEEL_SLOTS && !tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE));
+    tbitmap_clear(w->occupied, i);
+    w->now = timer_wheel_slot_start_(w->now, i);
+    for (pos = head->next; pos->next != head; pos = pos->next)
+        if (timer_wheel_node_of_(pos->next)->expire < timer_wheel_node_of_(pos)->expire)
+            break;
+    if (pos->next != head) {
+        timer_wheel_refine_(w, i);
+        return;
+    }
+    assert(!tbitmap_test(w->occupied, r) && "timer_wheel: a second run at one level");
+    run = &w->slot[r];
+    tlist_init(run);
+    tlist_splice_back_(run, head);
+    tbitmap_set(w->occupied, r);
+    while ((pos = run->next) != run && timer_wheel_node_of_(pos)->expire == w->now) {
+        tlist_remove(pos);
+        timer_wheel_link_(w, TIMER_WHEEL_OVERDUE, timer_wheel_node_of_(pos));
+    }
+    if (run->next == run)
+        tbitmap_clear(w->occupied, r);
+    else
+        w->run_low[r - TIMER_WHEEL_OVERDUE] = timer_wheel_front_(w, r);
 }
 
 TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
@@ -495,67 +665,114 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
     }
     /* The occupied slots in time order, up to `end`, the slot that now
      * falls in: every slot before it starts at or before now too, every one
-     * after it later. All slots before i are empty; a refine moves the
-     * clock (so `end` with it) and fills slots before i and the overdue
-     * list, so the search starts again. */
+     * after it later. All slots before i are empty; opening a slot moves
+     * the clock (so `end` with it) and fills slots before i and the overdue
+     * list, so the search starts again. Run items up to a slot's first
+     * expiry go before the slot's. */
     if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
         k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* all <= clock <= now */
     end = now > w->now ? timer_wheel_slot_(w->now, now) : 0;
     while (now > w->now && (i = tbitmap_find_first(w->occupied, i, end + 1)) <= end) {
         struct tlist *head = &w->slot[i];
-        if (i < TIMER_WHEEL_SLOTS ||
-            (head->next == head->prev && timer_wheel_node_of_(head->next)->expire <= now)) {
+        int64_t first = i < TIMER_WHEEL_SLOTS || head->next != head->prev ? timer_wheel_slot_start_(w->now, i)
+                                                                          : timer_wheel_front_(w, i);
+        k += timer_wheel_take_runs_(w, first < now ? first : now, out);
+        if (i < TIMER_WHEEL_SLOTS || (head->next == head->prev && first <= now)) {
             k += timer_wheel_take_slot_(w, i, out);     /* one expiry, or one item */
             i++;
         } else {
-            timer_wheel_refine_(w, i);
+            timer_wheel_open_(w, i);
             if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
                 k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* exactly at the clock */
             end = now > w->now ? timer_wheel_slot_(w->now, now) : 0;
             i = 0;
         }
     }
+    k += timer_wheel_take_runs_(w, now, out);
     /* Every slot left starts after now, so every item stays in the slot its
-     * expiry maps to with the clock at now. */
+     * expiry maps to with the clock at now; every run item is later too. */
     w->now = now;
     w->base = now;
     w->count -= k;
     return k;
 }
 
+/* The earliest first expiry of the runs, TIMER_NEVER without runs: read
+ * from the items, so exact. */
+TIMER_INLINE_ int64_t timer_wheel_runs_front_(const struct timer_wheel *w)
+{
+    uint64_t runs = timer_wheel_runs_(w);
+    int64_t front = TIMER_NEVER;
+    for (; runs != 0; runs &= runs - 1)
+        if (timer_wheel_front_(w, TIMER_WHEEL_OVERDUE + tbitmap_lowest(runs)) < front)
+            front = timer_wheel_front_(w, TIMER_WHEEL_OVERDUE + tbitmap_lowest(runs));
+    return front;
+}
+
+/* The same, and every run's lower bound becomes exact. */
+TIMER_INLINE_ int64_t timer_wheel_runs_exact_(struct timer_wheel *w)
+{
+    uint64_t runs = timer_wheel_runs_(w);
+    int64_t front = TIMER_NEVER;
+    for (; runs != 0; runs &= runs - 1) {
+        unsigned level = tbitmap_lowest(runs);
+        int64_t f = timer_wheel_front_(w, TIMER_WHEEL_OVERDUE + level);
+        w->run_low[level] = f;
+        if (f < front)
+            front = f;
+    }
+    return front;
+}
+
 TIMER_INLINE_ int64_t timer_wheel_next_expiry(struct timer_wheel *w)
 {
     for (;;) {
         size_t i;
-        struct tlist *head;
+        int64_t run, t;
+        const struct tlist *head;
         if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-            return timer_wheel_node_of_(w->slot[TIMER_WHEEL_OVERDUE].next)->expire;
+            return timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
+        run = timer_wheel_runs_exact_(w);
         i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
         if (i == TIMER_WHEEL_OVERDUE)
-            return TIMER_NEVER;
-        if (i < TIMER_WHEEL_SLOTS)
-            return timer_wheel_slot_start_(w->now, i);
+            return run;
         head = &w->slot[i];
-        if (head->next == head->prev)
-            return timer_wheel_node_of_(head->next)->expire;
-        timer_wheel_refine_(w, i);
+        if (i < TIMER_WHEEL_SLOTS) {
+            t = timer_wheel_slot_start_(w->now, i);         /* one tick: exact */
+        } else if (head->next == head->prev) {
+            t = timer_wheel_front_(w, i);
+        } else if (run <= timer_wheel_slot_start_(w->now, i)) {
+            return run;                     /* no item of slot i is earlier */
+        } else {
+            timer_wheel_open_(w, i);        /* then look again */
+            continue;
+        }
+        return t < run ? t : run;
     }
 }
 
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
 {
     size_t i;
+    int64_t t = TIMER_NEVER, run;
     const struct tlist *head;
     if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-        return timer_wheel_node_of_(w->slot[TIMER_WHEEL_OVERDUE].next)->expire;
+        return timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
     i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
-    if (i == TIMER_WHEEL_OVERDUE)
-        return TIMER_NEVER;
-    head = &w->slot[i];
-    if (head->next == head->prev)           /* alone in its slot: exact */
-        return timer_wheel_node_of_(head->next)->expire;
-    /* The start of slot i: exact at level 0, where a slot is one tick. */
-    return timer_wheel_slot_start_(w->now, i);
+    if (i != TIMER_WHEEL_OVERDUE) {
+        head = &w->slot[i];
+        if (head->next == head->prev)       /* alone in its slot: exact */
+            t = timer_wheel_front_(w, i);
+        else                                /* exact at level 0, where a slot is one tick */
+            t = timer_wheel_slot_start_(w->now, i);
+    }
+    /* The runs: their lower bounds, exact unless a remove took a first
+     * item since the last pop or next_expiry; read the items themselves
+     * when the earliest bound lies in the clock's finest 64-tick window. */
+    run = timer_wheel_runs_low_(w);
+    if (run < t && ((uint64_t)run ^ (uint64_t)w->now) < TIMER_WHEEL_SLOTS)
+        run = timer_wheel_runs_front_(w);
+    return run < t ? run : t;
 }
 
 /* The wheel never allocates: room for any number of items is always there. */
@@ -631,6 +848,17 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
                     return "overdue list holds an item later than the clock";
                 if (n->expire < last)
                     return "overdue list is not sorted";
+                last = n->expire;
+            } else if (i > TIMER_WHEEL_OVERDUE) {   /* the run of level i - OVERDUE */
+                if (pos == head->next && (w->run_low[i - TIMER_WHEEL_OVERDUE] > n->expire ||
+                                          w->run_low[i - TIMER_WHEEL_OVERDUE] <= w->now))
+                    return "a run's lower bound is later than its first item or not later than the clock";
+                if (n->expire <= w->now)
+                    return "a run holds an item at or before the clock";
+                if (timer_wheel_slot_(w->now, n->expire) / TIMER_WHEEL_SLOTS >= i - TIMER_WHEEL_OVERDUE)
+                    return "a run holds an item outside the clock's group at its level";
+                if (n->expire < last)
+                    return "a run is not sorted";
                 last = n->expire;
             } else if (n->expire <= w->now || timer_wheel_slot_(w->now, n->expire) != i) {
                 return "item is not in the slot its expiry maps to";
