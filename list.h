@@ -65,8 +65,14 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define TIMER_INLINE_ static inline __attribute__((unused))
+/* A rare path kept out of its caller, so the common path stays short. */
+#define TIMER_NOINLINE_ static __attribute__((unused, noinline))
+#elif defined(_MSC_VER)
+#define TIMER_INLINE_ static inline
+#define TIMER_NOINLINE_ static __declspec(noinline)
 #else
 #define TIMER_INLINE_ static inline
+#define TIMER_NOINLINE_ static
 #endif
 
 /* The library's version, from every header (each includes this one). */

@@ -651,27 +651,19 @@ TIMER_INLINE_ void timer_wheel_open_(struct timer_wheel *w, size_t i)
         w->run_low[r - TIMER_WHEEL_OVERDUE] = timer_wheel_front_(w, r);
 }
 
-TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
+/* pop's walk over the slots, for a pop that has something other than run
+ * items to hand out: the overdue list, or an occupied slot up to `end` (the
+ * slot now falls in, now > clock). The occupied slots are taken in time
+ * order: every slot up to `end` starts at or before now, every one after
+ * it later. All slots before i are empty; opening a slot moves the clock
+ * (so `end` with it) and fills slots before i and the overdue list, so the
+ * search starts again. Run items up to a slot's first expiry go before the
+ * slot's; the caller hands out the rest of the due run items. */
+TIMER_NOINLINE_ size_t timer_wheel_pop_slots_(struct timer_wheel *w, int64_t now, size_t end, struct tlist *out)
 {
-    size_t k = 0, i = 0, end;
-    if (now < w->now) {
-        /* Only overdue items can be due: the rest are later than the clock. */
-        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-            k = timer_wheel_pop_overdue_(w, now, out);
-        if (now > w->base)
-            w->base = now;
-        w->count -= k;
-        return k;
-    }
-    /* The occupied slots in time order, up to `end`, the slot that now
-     * falls in: every slot before it starts at or before now too, every one
-     * after it later. All slots before i are empty; opening a slot moves
-     * the clock (so `end` with it) and fills slots before i and the overdue
-     * list, so the search starts again. Run items up to a slot's first
-     * expiry go before the slot's. */
+    size_t k = 0, i = 0;
     if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
         k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* all <= clock <= now */
-    end = now > w->now ? timer_wheel_slot_(w->now, now) : 0;
     while (now > w->now && (i = tbitmap_find_first(w->occupied, i, end + 1)) <= end) {
         struct tlist *head = &w->slot[i];
         int64_t first = i < TIMER_WHEEL_SLOTS || head->next != head->prev ? timer_wheel_slot_start_(w->now, i)
@@ -688,6 +680,26 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
             i = 0;
         }
     }
+    return k;
+}
+
+TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
+{
+    size_t k = 0, end = 0;
+    if (now < w->now) {
+        /* Only overdue items can be due: the rest are later than the clock. */
+        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
+            k = timer_wheel_pop_overdue_(w, now, out);
+        if (now > w->base)
+            w->base = now;
+        w->count -= k;
+        return k;
+    }
+    if (now > w->now)
+        end = timer_wheel_slot_(w->now, now);
+    if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE) ||
+        (now > w->now && tbitmap_find_first(w->occupied, 0, end + 1) <= end))
+        k = timer_wheel_pop_slots_(w, now, end, out);
     k += timer_wheel_take_runs_(w, now, out);
     /* Every slot left starts after now, so every item stays in the slot its
      * expiry maps to with the clock at now; every run item is later too. */
