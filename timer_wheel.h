@@ -765,25 +765,29 @@ TIMER_INLINE_ int64_t timer_wheel_next_expiry(struct timer_wheel *w)
 
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
 {
-    size_t i;
+    size_t i, end = TIMER_WHEEL_OVERDUE - 1;
     int64_t t = TIMER_NEVER, run;
     const struct tlist *head;
     if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
         return timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
-    i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
-    if (i != TIMER_WHEEL_OVERDUE) {
+    /* The runs: their lower bounds, exact unless a remove took a first
+     * item since the last pop or next_expiry; read the items themselves when
+     * the earliest bound lies in the clock's finest 64-tick window. Only
+     * slots up to the one that time falls in can start before it: the
+     * search stops there. */
+    run = timer_wheel_runs_low_(w);
+    if (run != TIMER_NEVER && ((uint64_t)run ^ (uint64_t)w->now) < TIMER_WHEEL_SLOTS)
+        run = timer_wheel_runs_front_(w);
+    if (run != TIMER_NEVER)
+        end = timer_wheel_slot_(w->now, run);
+    i = tbitmap_find_first(w->occupied, 0, end + 1);
+    if (i <= end) {
         head = &w->slot[i];
         if (head->next == head->prev)       /* alone in its slot: exact */
             t = timer_wheel_front_(w, i);
         else                                /* exact at level 0, where a slot is one tick */
             t = timer_wheel_slot_start_(w->now, i);
     }
-    /* The runs: their lower bounds, exact unless a remove took a first
-     * item since the last pop or next_expiry; read the items themselves
-     * when the earliest bound lies in the clock's finest 64-tick window. */
-    run = timer_wheel_runs_low_(w);
-    if (run < t && ((uint64_t)run ^ (uint64_t)w->now) < TIMER_WHEEL_SLOTS)
-        run = timer_wheel_runs_front_(w);
     return run < t ? run : t;
 }
 
