@@ -666,10 +666,13 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slots_(struct timer_wheel *w, int64_t now
         k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* all <= clock <= now */
     while (now > w->now && (i = tbitmap_find_first(w->occupied, i, end + 1)) <= end) {
         struct tlist *head = &w->slot[i];
-        int64_t first = i < TIMER_WHEEL_SLOTS || head->next != head->prev ? timer_wheel_slot_start_(w->now, i)
-                                                                          : timer_wheel_front_(w, i);
-        k += timer_wheel_take_runs_(w, first < now ? first : now, out);
-        if (i < TIMER_WHEEL_SLOTS || (head->next == head->prev && first <= now)) {
+        bool one = i < TIMER_WHEEL_SLOTS || (head->next == head->prev && timer_wheel_front_(w, i) <= now);
+        if (timer_wheel_runs_(w) != 0) {
+            int64_t first = i >= TIMER_WHEEL_SLOTS && head->next == head->prev ? timer_wheel_front_(w, i)
+                                                                               : timer_wheel_slot_start_(w->now, i);
+            k += timer_wheel_take_runs_(w, first < now ? first : now, out);
+        }
+        if (one) {
             k += timer_wheel_take_slot_(w, i, out);     /* one expiry, or one item */
             i++;
         } else {
