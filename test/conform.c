@@ -743,6 +743,95 @@ static void test_pop_order_script(void)
     th_fini(&h);
 }
 
+/* Fixed-delay timeouts, the wheel's sorted runs: items armed at now + D
+ * arrive in expiry order, so the wheel hands whole coarse slots out from
+ * their fronts. Four delay streams are offset so that items armed later
+ * (into finer slots of a run's range, or into the same coarse slot) land on
+ * expiries an earlier stream holds: they must pop after those; so must
+ * items armed at the expiry of the earliest pending one a little ahead. Ticks of
+ * uneven length make runs at several levels at once; removals (also of a
+ * run's first item) and reschedules run in between; every pop is compared
+ * item by item with the model, min_time and next_expiry too. */
+static void test_fixed_delay_runs(void)
+{
+    static const int64_t delay[] = { 300, 5000, 70000, 1100000 };
+    const size_t n = 700;
+    struct th h;
+    size_t i, next = 0;
+    int64_t now = 123;
+    int tick;
+
+    /* First by hand: 20580 and 20600 sit in one coarse slot (64^2 ticks
+     * from 20480) in order; once the clock is in that slot, two more items
+     * at the same times go to a finer one (64 ticks from 20544), also in
+     * order. Each pair is then a run in the wheel, and the first arrivals go
+     * first at both times. */
+    th_init(&h, 6, 0);
+    TH_EQ(th_insert(&h, 0, 20580), 0);
+    TH_EQ(th_insert(&h, 1, 20600), 0);
+    TH_EQ(th_insert(&h, 2, 20700), 0);
+    TH_EQ(th_pop(&h, 20480), 0);
+    TH_EQ(th_insert(&h, 3, 20580), 0);
+    TH_EQ(th_insert(&h, 4, 20600), 0);
+    TH_EQ(th_insert(&h, 5, 20601), 0);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, 20580), 2);
+    TH_EQ(th_drain_one(&h), 0);
+    TH_EQ(th_drain_one(&h), 3);
+    TH_EQ(th_pop(&h, 20700), 4);
+    th_fini(&h);
+
+    th_init(&h, n, now);
+    for (tick = 0; tick < 6000; tick++) {
+        size_t d;
+        now += 1 + (int64_t)th_below(tick % 500 < 250 ? 8 : 64);
+        for (d = 0; d < sizeof delay / sizeof delay[0]; d++) {
+            /* stream d is offset by d ticks of the clock's finest groups:
+             * its expiries meet stream d - 1's a little later */
+            int64_t e = now + delay[d] - (int64_t)d * 64;
+            i = next++ % n;
+            if (th_count(&h, TH_PENDING) > n - 8)
+                break;
+            if (h.item[i] != NULL && tc_pending(h.item[i]))
+                TH_EQ(th_reschedule(&h, i, e), 0);
+            else if (h.item[i] != NULL && tc_due(h.item[i]))
+                continue;
+            else
+                TH_EQ(th_insert(&h, i, e), 0);
+        }
+        if (tick % 3 == 0) {                /* a tie with an item armed earlier, */
+            int64_t t = TIMER_NEVER;        /* which may sit in a coarser run by now */
+            for (i = 0; i < n; i++)
+                if (tc_pending(h.item[i]) && tc_expire(h.item[i]) > now + 64 && tc_expire(h.item[i]) < t)
+                    t = tc_expire(h.item[i]);
+            i = next++ % n;
+            if (t != TIMER_NEVER && !tc_pending(h.item[i]) && !tc_due(h.item[i]))
+                TH_EQ(th_insert(&h, i, t), 0);
+        }
+        if (tick % 7 == 0)                  /* a cancel: often the earliest */
+            th_remove(&h, th_below(n));
+        if (tick % 11 == 0) {
+            int64_t t = th_earliest(&h);
+            for (i = 0; i < n; i++)
+                if (h.item[i] != NULL && tc_pending(h.item[i]) && tc_expire(h.item[i]) == t) {
+                    th_remove(&h, i);
+                    break;
+                }
+        }
+        th_check_min_time(&h);
+        if (tick % 13 == 0)
+            th_next_expiry(&h);
+        th_pop(&h, now);
+        th_drain_all(&h);
+        if (tick % 97 == 0)
+            th_verify(&h);
+    }
+    th_pop(&h, TIMER_NEVER);
+    th_drain_all(&h);
+    th_verify(&h);
+    th_fini(&h);
+}
+
 /* v2: next_expiry is exact for every kind (the wheel's min_time may be a
  * lower bound), TIMER_NEVER when empty, and also TIMER_NEVER for an item
  * pending there: empty() tells the two apart. */
@@ -1136,6 +1225,7 @@ static const struct {
     { "zeroed_result_list", test_zeroed_result_list },
     { "pop_order_ties", test_pop_order_ties },
     { "pop_order_script", test_pop_order_script },
+    { "fixed_delay_runs", test_fixed_delay_runs },
     { "next_expiry", test_next_expiry },
     { "next_expiry_amortised", test_next_expiry_amortised },
     { "insert_after_next_expiry", test_insert_after_next_expiry },
