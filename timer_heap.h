@@ -222,31 +222,37 @@ TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap *h, size_t i, struct ti
     timer_heap_place_(h, i, e);
 }
 
-/* Move the hole at i down until e fits, then place e there. */
+/* The index of the smallest key among first .. end-1 (first < end). */
+TIMER_INLINE_ size_t timer_heap_min_child_(const struct timer_heap_entry *a, size_t first, size_t end)
+{
+    size_t c, best = first;
+    int64_t k = a[first].expire;
+    for (c = first + 1; c < end; c++)
+        if (a[c].expire < k) {
+            k = a[c].expire;
+            best = c;
+        }
+    return best;
+}
+
+/* Move the hole at i down until e fits, then place e there: Wegener's
+ * bottom-up sift. What fills a hole is usually a late entry (the last),
+ * which would sink to a leaf anyway: walk the hole down the path of smaller
+ * children to a leaf without comparing e on the way, then sift e up from
+ * there, which stops at once in the common case. One comparison a level
+ * less than the top-down sift; the sift up cannot pass i, whose parent is
+ * no later than e (the callers' condition). */
 TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
 {
-    size_t n = h->count;
-    for (;;) {
-        size_t first = i * TIMER_HEAP_ARITY + 1, c, best;
-        if (first >= n)
-            break;
-        best = first;
-        if (first + TIMER_HEAP_ARITY <= n) {
-            /* All children exist: the common case, no bound checks. */
-            for (c = first + 1; c < first + TIMER_HEAP_ARITY; c++)
-                if (h->a[c].expire < h->a[best].expire)
-                    best = c;
-        } else {
-            for (c = first + 1; c < n; c++)
-                if (h->a[c].expire < h->a[best].expire)
-                    best = c;
-        }
-        if (e.expire <= h->a[best].expire)
-            break;
-        timer_heap_place_(h, i, h->a[best]);
+    struct timer_heap_entry *a = h->a;
+    size_t n = h->count, first;
+    while ((first = i * TIMER_HEAP_ARITY + 1) < n) {
+        size_t end = first + TIMER_HEAP_ARITY <= n ? first + TIMER_HEAP_ARITY : n;
+        size_t best = timer_heap_min_child_(a, first, end);
+        timer_heap_place_(h, i, a[best]);
         i = best;
     }
-    timer_heap_place_(h, i, e);
+    timer_heap_sift_up_(h, i, e);
 }
 
 /* Resize the array to cap entries; false (and nothing changed) on failure. */
