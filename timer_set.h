@@ -192,58 +192,32 @@ TIMER_INLINE_ void timer_set_rotate_(struct timer_set *s, struct timer_set_node 
     timer_set_replace_child_(s, p, x, y);
 }
 
-/* Restore the red-black rules after linking the red leaf n. The rotations
- * are written out for their two cases (as the Linux kernel's rbtree does),
- * so that each moved node's parent and colour are one store, not a
- * read-modify-write for each: an append, the commonest insert, spends most
- * of its time here. */
+/* Restore the red-black rules after linking the red leaf n. */
 TIMER_INLINE_ void timer_set_insert_fixup_(struct timer_set *s, struct timer_set_node *n)
 {
-    for (;;) {
-        struct timer_set_node *p = timer_set_parent_(n), *g, *u, *top, *gp, *c;
+    struct timer_set_node *p, *g, *u;
+    while ((p = timer_set_parent_(n)) != NULL && timer_set_is_red_(p)) {
         int d;
-        if (p == NULL) {                    /* n is the root: black */
-            n->parent = TIMER_SET_IN_TREE_ | TIMER_SET_BLACK_;
-            return;
-        }
-        if (!timer_set_is_red_(p))
-            return;
         g = timer_set_parent_(p);           /* exists: a red node is never the root */
         d = g->u.child[1] == p;
         u = g->u.child[!d];
         if (timer_set_is_red_(u)) {         /* red uncle: recolour, retry two levels up */
-            p->parent |= TIMER_SET_BLACK_;
-            u->parent |= TIMER_SET_BLACK_;
-            g->parent &= ~TIMER_SET_BLACK_;
+            timer_set_paint_(p, TIMER_SET_BLACK_);
+            timer_set_paint_(u, TIMER_SET_BLACK_);
+            timer_set_paint_(g, 0);
             n = g;
             continue;
         }
-        gp = timer_set_parent_(g);
-        if (p->u.child[d] == n) {           /* outer grandchild: p takes g's place */
-            top = p;
-            c = p->u.child[!d];
-            g->u.child[d] = c;
-            if (c != NULL)
-                timer_set_set_parent_(c, g);
-        } else {                            /* inner grandchild: n takes g's place */
-            top = n;
-            c = n->u.child[d];
-            p->u.child[!d] = c;
-            if (c != NULL)
-                timer_set_set_parent_(c, p);
-            c = n->u.child[!d];
-            g->u.child[d] = c;
-            if (c != NULL)
-                timer_set_set_parent_(c, g);
-            n->u.child[d] = p;
-            p->parent = (uintptr_t)n | TIMER_SET_IN_TREE_;                  /* red */
+        if (p->u.child[!d] == n) {          /* inner grandchild: make it outer */
+            timer_set_rotate_(s, p, d);
+            p = n;
         }
-        top->u.child[!d] = g;
-        g->parent = (uintptr_t)top | TIMER_SET_IN_TREE_;                    /* red */
-        top->parent = (uintptr_t)gp | TIMER_SET_IN_TREE_ | TIMER_SET_BLACK_;
-        timer_set_replace_child_(s, gp, g, top);
-        return;
+        timer_set_rotate_(s, g, !d);
+        timer_set_paint_(p, TIMER_SET_BLACK_);
+        timer_set_paint_(g, 0);
+        break;
     }
+    timer_set_paint_(s->root, TIMER_SET_BLACK_);
 }
 
 /* Link an unlinked node by (expire, arrival). */
