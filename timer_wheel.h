@@ -222,12 +222,24 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
     tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
 
-/* The slot of an expiry that is later than the clock. */
+/* The slot of an expiry that is later than the clock: by the highest bit
+ * in which the two differ, two table lookups give its level's first slot
+ * and the shift of its 6-bit group (instead of a division by 6 and two
+ * multiplications on every insert). */
 TIMER_INLINE_ size_t timer_wheel_slot_(int64_t clock, int64_t expire)
 {
-    unsigned level = tbitmap_highest((uint64_t)expire ^ (uint64_t)clock) / TIMER_WHEEL_BITS;
-    return level * TIMER_WHEEL_SLOTS +
-           (size_t)(((uint64_t)expire >> (level * TIMER_WHEEL_BITS)) & (TIMER_WHEEL_SLOTS - 1));
+#define TIMER_WHEEL_L6_(l) l, l, l, l, l, l
+    static const unsigned char shift[64] = {
+        TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(6), TIMER_WHEEL_L6_(12), TIMER_WHEEL_L6_(18),
+        TIMER_WHEEL_L6_(24), TIMER_WHEEL_L6_(30), TIMER_WHEEL_L6_(36), TIMER_WHEEL_L6_(42),
+        TIMER_WHEEL_L6_(48), TIMER_WHEEL_L6_(54), 60, 60, 60, 60};
+    static const unsigned short first[64] = {
+        TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(64), TIMER_WHEEL_L6_(128), TIMER_WHEEL_L6_(192),
+        TIMER_WHEEL_L6_(256), TIMER_WHEEL_L6_(320), TIMER_WHEEL_L6_(384), TIMER_WHEEL_L6_(448),
+        TIMER_WHEEL_L6_(512), TIMER_WHEEL_L6_(576), 640, 640, 640, 640};
+#undef TIMER_WHEEL_L6_
+    unsigned bit = tbitmap_highest((uint64_t)expire ^ (uint64_t)clock);
+    return first[bit] + (size_t)(((uint64_t)expire >> shift[bit]) & (TIMER_WHEEL_SLOTS - 1));
 }
 
 /* The first tick of wheel slot i: the clock's groups above the slot's level,
