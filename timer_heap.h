@@ -257,21 +257,42 @@ TIMER_INLINE_ size_t timer_heap_min_of_block_(const struct timer_heap_entry *a, 
     return first + (k1 < k0 ? b1 : b0);
 }
 
-/* Move the hole at i down until e fits, then place e there: Wegener's
- * bottom-up sift. What fills a hole is usually a late entry (the last),
- * which would sink to a leaf anyway: walk the hole down the path of smaller
+/* The smallest child of i, which has at least one. */
+TIMER_INLINE_ size_t timer_heap_best_child_(const struct timer_heap *h, size_t first)
+{
+    return first + TIMER_HEAP_ARITY <= h->count ? timer_heap_min_of_block_(h->a, first)
+                                                : timer_heap_min_child_(h->a, first, h->count);
+}
+
+/* Move the hole at i down until e fits, then place e there. For a
+ * reschedule: the rescheduled entry (a timeout pushed back a little)
+ * usually belongs at or near where it was. */
+TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
+{
+    size_t first;
+    while ((first = i * TIMER_HEAP_ARITY + 1) < h->count) {
+        size_t best = timer_heap_best_child_(h, first);
+        if (e.expire <= h->a[best].expire)
+            break;
+        timer_heap_place_(h, i, h->a[best]);
+        i = best;
+    }
+    timer_heap_place_(h, i, e);
+}
+
+/* Fill the hole at i with e, the array's last entry, when e belongs at or
+ * below i: Wegener's bottom-up sift. The last entry is usually late and
+ * would sink to a leaf anyway: walk the hole down the path of smaller
  * children to a leaf without comparing e on the way, then sift e up from
  * there, which stops at once in the common case. One comparison a level
  * less than the top-down sift; the sift up cannot pass i, whose parent is
- * no later than e (the callers' condition). */
-TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
+ * no later than e (the caller's condition). */
+TIMER_INLINE_ void timer_heap_fill_hole_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
 {
-    struct timer_heap_entry *a = h->a;
-    size_t n = h->count, first;
-    while ((first = i * TIMER_HEAP_ARITY + 1) < n) {
-        size_t best = first + TIMER_HEAP_ARITY <= n ? timer_heap_min_of_block_(a, first)
-                                                    : timer_heap_min_child_(a, first, n);
-        timer_heap_place_(h, i, a[best]);
+    size_t first;
+    while ((first = i * TIMER_HEAP_ARITY + 1) < h->count) {
+        size_t best = timer_heap_best_child_(h, first);
+        timer_heap_place_(h, i, h->a[best]);
         i = best;
     }
     timer_heap_sift_up_(h, i, e);
@@ -321,7 +342,7 @@ TIMER_INLINE_ void timer_heap_delete_(struct timer_heap *h, size_t i)
     if (i > 0 && last.expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
         timer_heap_sift_up_(h, i, last);
     else
-        timer_heap_sift_down_(h, i, last);
+        timer_heap_fill_hole_(h, i, last);
 }
 
 /* Add an unlinked node, a new arrival; room has been reserved. */
