@@ -762,10 +762,10 @@ static void test_fixed_delay_runs(void)
     int tick;
 
     /* First by hand: 20580 and 20600 sit in one coarse slot (64^2 ticks
-     * from 20480) in order; once the clock is in that slot, two more items
-     * at the same times go to a finer one (64 ticks from 20544), also in
-     * order. Each pair is then a run in the wheel, and the first arrivals go
-     * first at both times. */
+     * from 20480) in order; once the clock is in that slot, three more
+     * items, two at the same times, go to a finer one (64 ticks from 20544),
+     * also in order. Each group is then a run in the wheel, and the first
+     * arrivals go first at both times. */
     th_init(&h, 6, 0);
     TH_EQ(th_insert(&h, 0, 20580), 0);
     TH_EQ(th_insert(&h, 1, 20600), 0);
@@ -781,6 +781,36 @@ static void test_fixed_delay_runs(void)
     TH_EQ(th_pop(&h, 20700), 4);
     th_fini(&h);
 
+    /* The finer run's first item is earlier than the coarser run's, and
+     * its second ties with the coarser run's second: 0 3 1 4 2. */
+    th_init(&h, 5, 0);
+    TH_EQ(th_insert(&h, 0, 20580), 0);
+    TH_EQ(th_insert(&h, 1, 20600), 0);
+    TH_EQ(th_insert(&h, 2, 20700), 0);
+    TH_EQ(th_pop(&h, 20480), 0);
+    TH_EQ(th_insert(&h, 3, 20590), 0);
+    TH_EQ(th_insert(&h, 4, 20600), 0);
+    TH_EQ(th_pop(&h, 20580), 1);
+    TH_EQ(th_pop(&h, 20700), 4);
+    th_fini(&h);
+
+    /* Runs that next_expiry made (a coarse one, then a finer one with a
+     * tie), dissolved by an insert behind the clock that next_expiry
+     * moved: the tie keeps its order, 4 6 5 0 2 3 1. */
+    th_init(&h, 7, 0);
+    TH_EQ(th_insert(&h, 0, 12615), 0);
+    TH_EQ(th_insert(&h, 1, 12700), 0);
+    th_next_expiry(&h);
+    TH_EQ(th_insert(&h, 2, 12615), 0);
+    TH_EQ(th_insert(&h, 3, 12620), 0);
+    th_next_expiry(&h);
+    TH_EQ(th_insert(&h, 4, 50), 0);
+    TH_EQ(th_insert(&h, 5, 200), 0);
+    TH_EQ(th_insert(&h, 6, 100), 0);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, 20000), 7);
+    th_fini(&h);
+
     th_init(&h, n, now);
     for (tick = 0; tick < 6000; tick++) {
         size_t d;
@@ -792,10 +822,8 @@ static void test_fixed_delay_runs(void)
             i = next++ % n;
             if (th_count(&h, TH_PENDING) > n - 8)
                 break;
-            if (h.item[i] != NULL && tc_pending(h.item[i]))
+            if (tc_pending(h.item[i]))
                 TH_EQ(th_reschedule(&h, i, e), 0);
-            else if (h.item[i] != NULL && tc_due(h.item[i]))
-                continue;
             else
                 TH_EQ(th_insert(&h, i, e), 0);
         }
@@ -805,7 +833,7 @@ static void test_fixed_delay_runs(void)
                 if (tc_pending(h.item[i]) && tc_expire(h.item[i]) > now + 64 && tc_expire(h.item[i]) < t)
                     t = tc_expire(h.item[i]);
             i = next++ % n;
-            if (t != TIMER_NEVER && !tc_pending(h.item[i]) && !tc_due(h.item[i]))
+            if (t != TIMER_NEVER && !tc_pending(h.item[i]))
                 TH_EQ(th_insert(&h, i, t), 0);
         }
         if (tick % 7 == 0)                  /* a cancel: often the earliest */
