@@ -98,10 +98,11 @@
  *   below the level where the two times differ, so a burst of such inserts
  *   in any order stays O(1) each; the next next_expiry refines again;
  * - min_time is O(1), const, and never later than the earliest expiry. It is
- *   exact when the earliest item is overdue, lies in the clock's finest
- *   64-tick window, is alone in its slot or is first in a run; otherwise it
- *   is the start of the earliest occupied slot (or, when a remove took a
- *   run's first item since the last pop or next_expiry, that item's time).
+ *   exact when the earliest item is overdue or lies in the clock's finest
+ *   64-tick window; also when it is alone in its slot or first in a run,
+ *   unless a remove or reschedule took a run's first item (then it may
+ *   report that item's time, until a pop reaches it or next_expiry runs);
+ *   otherwise it is the start of the earliest occupied slot.
  *   Repeating `t = min_time(); pop(t)` pops the earliest item within 11
  *   rounds (each round moves it at least one level down, or makes a run's
  *   time exact). Use next_expiry to sleep exactly until the earliest expiry;
@@ -148,9 +149,10 @@ struct timer_wheel {
                                next_expiry may move the clock past it */
     size_t count;           /* pending items */
     /* For each run (by level): a lower bound of its first expiry, later
-     * than the clock; exact after a pop or next_expiry, and only a remove
-     * makes it stale. So a pop with nothing due, and min_time, need not
-     * read a run's first item. */
+     * than the clock. Exact when the run forms; a remove or reschedule of
+     * its first item leaves it early, until a pop reaches it or next_expiry
+     * runs. So a pop with nothing due, and min_time, need not read a run's
+     * first item. */
     int64_t run_low[TIMER_WHEEL_LEVELS];
     /* Bit i set <=> slot[i] (a slot, the overdue list or a run) is
      * non-empty. A head is initialised when its bit is set, so init only
@@ -665,7 +667,8 @@ TIMER_INLINE_ void timer_wheel_open_(struct timer_wheel *w, size_t i)
 
 /* pop's walk over the slots, for a pop that has something other than run
  * items to hand out: the overdue list, or an occupied slot up to `end` (the
- * slot now falls in, now > clock). The occupied slots are taken in time
+ * slot now falls in when now > clock; with now == clock, only the overdue
+ * list). The occupied slots are taken in time
  * order: every slot up to `end` starts at or before now, every one after
  * it later. All slots before i are empty; opening a slot moves the clock
  * (so `end` with it) and fills slots before i and the overdue list, so the
@@ -785,8 +788,8 @@ TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
     const struct tlist *head;
     if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
         return timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
-    /* The runs: their lower bounds, exact unless a remove took a first
-     * item since the last pop or next_expiry; read the items themselves when
+    /* The runs: their lower bounds (early after a remove or reschedule of
+     * a run's first item, until a pop or next_expiry); read the items when
      * the earliest bound lies in the clock's finest 64-tick window. Only
      * slots up to the one that time falls in can start before it: the
      * search stops there. */
