@@ -543,9 +543,11 @@ TIMER_INLINE_ int64_t timer_wheel_runs_low_(const struct timer_wheel *w)
 {
     uint64_t runs = timer_wheel_runs_(w);
     int64_t low = TIMER_NEVER;
-    for (; runs != 0; runs &= runs - 1)
-        if (w->run_low[tbitmap_lowest(runs)] < low)
-            low = w->run_low[tbitmap_lowest(runs)];
+    for (; runs != 0; runs &= runs - 1) {
+        int64_t b = w->run_low[tbitmap_lowest(runs)];
+        if (b < low)
+            low = b;
+    }
     return low;
 }
 
@@ -668,9 +670,8 @@ TIMER_INLINE_ void timer_wheel_open_(struct timer_wheel *w, size_t i)
 /* pop's walk over the slots, for a pop that has something other than run
  * items to hand out: the overdue list, or an occupied slot up to `end` (the
  * slot now falls in when now > clock; with now == clock, only the overdue
- * list). The occupied slots are taken in time
- * order: every slot up to `end` starts at or before now, every one after
- * it later. All slots before i are empty; opening a slot moves the clock
+ * list). The occupied slots are taken in time order: every slot up to
+ * `end` starts at or before now, every one after it later. All slots before i are empty; opening a slot moves the clock
  * (so `end` with it) and fills slots before i and the overdue list, so the
  * search starts again. Run items up to a slot's first expiry go before the
  * slot's; the caller hands out the rest of the due run items. */
@@ -681,13 +682,13 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slots_(struct timer_wheel *w, int64_t now
         k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* all <= clock <= now */
     while (now > w->now && (i = tbitmap_find_first(w->occupied, i, end + 1)) <= end) {
         struct tlist *head = &w->slot[i];
-        bool one = i < TIMER_WHEEL_SLOTS || (head->next == head->prev && timer_wheel_front_(w, i) <= now);
-        if (timer_wheel_runs_(w) != 0) {
-            int64_t first = i >= TIMER_WHEEL_SLOTS && head->next == head->prev ? timer_wheel_front_(w, i)
-                                                                               : timer_wheel_slot_start_(w->now, i);
+        bool lone = i >= TIMER_WHEEL_SLOTS && head->next == head->prev;    /* a coarse slot, one item */
+        bool whole = i < TIMER_WHEEL_SLOTS || (lone && timer_wheel_front_(w, i) <= now);
+        if (timer_wheel_runs_(w) != 0) {    /* its first expiry, needed only here */
+            int64_t first = lone ? timer_wheel_front_(w, i) : timer_wheel_slot_start_(w->now, i);
             k += timer_wheel_take_runs_(w, first < now ? first : now, out);
         }
-        if (one) {
+        if (whole) {
             k += timer_wheel_take_slot_(w, i, out);     /* one expiry, or one item */
             i++;
         } else {
@@ -728,26 +729,14 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
 }
 
 /* The earliest first expiry of the runs, TIMER_NEVER without runs: read
- * from the items, so exact. */
+ * from the items, so exact (for min_time, which cannot refresh the bounds
+ * as timer_wheel_next_run_ does). */
 TIMER_INLINE_ int64_t timer_wheel_runs_front_(const struct timer_wheel *w)
 {
     uint64_t runs = timer_wheel_runs_(w);
     int64_t front = TIMER_NEVER;
-    for (; runs != 0; runs &= runs - 1)
-        if (timer_wheel_front_(w, TIMER_WHEEL_OVERDUE + tbitmap_lowest(runs)) < front)
-            front = timer_wheel_front_(w, TIMER_WHEEL_OVERDUE + tbitmap_lowest(runs));
-    return front;
-}
-
-/* The same, and every run's lower bound becomes exact. */
-TIMER_INLINE_ int64_t timer_wheel_runs_exact_(struct timer_wheel *w)
-{
-    uint64_t runs = timer_wheel_runs_(w);
-    int64_t front = TIMER_NEVER;
     for (; runs != 0; runs &= runs - 1) {
-        unsigned level = tbitmap_lowest(runs);
-        int64_t f = timer_wheel_front_(w, TIMER_WHEEL_OVERDUE + level);
-        w->run_low[level] = f;
+        int64_t f = timer_wheel_front_(w, TIMER_WHEEL_OVERDUE + tbitmap_lowest(runs));
         if (f < front)
             front = f;
     }
@@ -758,11 +747,13 @@ TIMER_INLINE_ int64_t timer_wheel_next_expiry(struct timer_wheel *w)
 {
     for (;;) {
         size_t i;
-        int64_t run, t;
+        int64_t run = TIMER_NEVER, t, upto;
+        uint64_t runs = timer_wheel_runs_(w);
         const struct tlist *head;
         if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
             return timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
-        run = timer_wheel_runs_exact_(w);
+        if (runs != 0)                      /* the earliest front; the bounds become exact */
+            (void)timer_wheel_next_run_(w, runs, &run, &upto);
         i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
         if (i == TIMER_WHEEL_OVERDUE)
             return run;
