@@ -257,7 +257,8 @@ TIMER_INLINE_ size_t timer_heap_min_of_block_(const struct timer_heap_entry *a, 
     return first + (k1 < k0 ? b1 : b0);
 }
 
-/* The smallest child of i, which has at least one. */
+/* The index of the smallest child in the block that starts at first (the
+ * parent has at least one child). */
 TIMER_INLINE_ size_t timer_heap_best_child_(const struct timer_heap *h, size_t first)
 {
     return first + TIMER_HEAP_ARITY <= h->count ? timer_heap_min_of_block_(h->a, first)
