@@ -54,6 +54,12 @@
 
 #define TBITMAP_WORDS(nbits) (((nbits) + 63) / 64)
 
+/* C++ with -Wold-style-cast: these functions' casts are C; keep them quiet. */
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#endif
+
 TBITMAP_INLINE_ unsigned tbitmap_lowest(uint64_t x)
 {
     assert(x != 0);
@@ -148,5 +154,9 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
     from = (w << 6) + tbitmap_lowest(word);
     return from < to ? from : to;
 }
+
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC diagnostic pop
+#endif
 
 #endif /* TIMER_BITMAP_H */

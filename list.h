@@ -56,30 +56,20 @@
  */
 
 /* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
+/* What a public header gets: no <stdbool.h> (so no bool, true or false) and
+ * no macro without the TIMER_ or TLIST_ prefix; the functions' helpers
+ * (TIMER_INLINE_, ...) come with the functions. */
 #ifndef TIMER_LIST_TYPES_H
 #define TIMER_LIST_TYPES_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define TIMER_INLINE_ static inline __attribute__((unused))
-/* A rare path kept out of its caller, so the common path stays short. */
-#define TIMER_NOINLINE_ static __attribute__((unused, noinline))
-#elif defined(_MSC_VER)
-#define TIMER_INLINE_ static inline
-#define TIMER_NOINLINE_ static __declspec(noinline)
-#else
-#define TIMER_INLINE_ static inline
-#define TIMER_NOINLINE_ static
-#endif
-
 /* The library's version, from every header (each includes this one). */
 #define TIMER_VERSION_MAJOR 2
-#define TIMER_VERSION_MINOR 0
+#define TIMER_VERSION_MINOR 1
 #define TIMER_VERSION_PATCH 0
-#define TIMER_VERSION "2.0.0"
+#define TIMER_VERSION "2.1.0"
 
 /* The "no expiry" time: what min_time and next_expiry return for an empty
  * container, and also a valid expiry (an item there pops only at
@@ -97,9 +87,44 @@ struct tlist {
 #define TIMER_LIST_H
 
 #include <assert.h>
+#include <errno.h>
+#include <stdbool.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define TIMER_INLINE_ static inline __attribute__((unused))
+/* A rare path kept out of its caller, so the common path stays short. */
+#define TIMER_NOINLINE_ static __attribute__((unused, noinline))
+#elif defined(_MSC_VER)
+#define TIMER_INLINE_ static inline
+#define TIMER_NOINLINE_ static __declspec(noinline)
+#else
+#define TIMER_INLINE_ static inline
+#define TIMER_NOINLINE_ static
+#endif
+
+/* C++ with -Wold-style-cast: the casts inside the headers' own functions
+ * are C (the headers are C99 first) and stay quiet between these two
+ * marks, which each header puts around its functions; the macros that
+ * expand in the user's code (tlist_entry, the DEFINEs) use C++ casts there
+ * instead (TIMER_CAST_). */
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#define TIMER_FUNCTIONS_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"")
+#define TIMER_FUNCTIONS_END_ _Pragma("GCC diagnostic pop")
+#else
+#define TIMER_FUNCTIONS_BEGIN_
+#define TIMER_FUNCTIONS_END_
+#endif
+#if defined(__cplusplus)
+#define TIMER_CAST_(type, expr) (static_cast<type>(expr))
+#define tlist_entry(link, type, member) \
+    (reinterpret_cast<type *>(reinterpret_cast<uintptr_t>(link) - offsetof(type, member)))
+#else
+#define TIMER_CAST_(type, expr) ((type)(expr))
 #define tlist_entry(link, type, member) \
     ((type *)(void *)((char *)(link) - offsetof(type, member)))
+#endif
+
+TIMER_FUNCTIONS_BEGIN_
 
 /* The first link of a list, or the head itself when the list is empty
  * (zeroed or inited). It takes a const head too, as tlist_foreach does:
@@ -336,5 +361,7 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
     TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
     { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
     TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(&timer_c_->field); }
+
+TIMER_FUNCTIONS_END_
 
 #endif /* TIMER_LIST_H */

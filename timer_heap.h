@@ -140,6 +140,8 @@ struct timer_heap {
 #include <stdbool.h>
 #include "list.h"
 
+TIMER_FUNCTIONS_BEGIN_
+
 #if defined(TIMER_HEAP_REALLOC) != defined(TIMER_HEAP_FREE)
 #error "timer_heap.h: define both TIMER_HEAP_REALLOC and TIMER_HEAP_FREE, or neither"
 #endif
@@ -597,5 +599,7 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_HEAP_DEFINE(type, member) TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
+
+TIMER_FUNCTIONS_END_
 
 #endif /* TIMER_HEAP_H */

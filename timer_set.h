@@ -105,6 +105,8 @@ struct timer_set {
 #include <stdbool.h>
 #include "list.h"
 
+TIMER_FUNCTIONS_BEGIN_
+
 #define TIMER_SET_BLACK_ ((uintptr_t)1)
 #define TIMER_SET_IN_TREE_ ((uintptr_t)2)
 #define TIMER_SET_FLAGS_ ((uintptr_t)3)
@@ -554,5 +556,7 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_SET_DEFINE(type, member) TIMER_SET_DEFINE_NAMED(type##_set, type, member)
+
+TIMER_FUNCTIONS_END_
 
 #endif /* TIMER_SET_H */

@@ -177,6 +177,8 @@ struct timer_wheel {
 #include "list.h"
 #include "bitmap.h"
 
+TIMER_FUNCTIONS_BEGIN_
+
 /* Test instrumentation: runs once for every item a refine moves (the tests
  * count them to prove next_expiry amortised O(1)). Default: nothing. */
 #ifndef TIMER_WHEEL_ON_MOVE_
@@ -902,5 +904,7 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_WHEEL_DEFINE(type, member) TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
+
+TIMER_FUNCTIONS_END_
 
 #endif /* TIMER_WHEEL_H */

@@ -171,6 +171,10 @@ registry() {
     # the one file that brings the functions in, as C and as C++.
     t types-only.c                  test  -  build_run types/types_c "$CC" $C99 -O2 types_a.c types_b.c
     t types-only.c++                test  -  build_run types/types_cxx g++ $CXX11 -O2 -x c++ types_a.c types_b.c
+    # v2.1: and it changes nothing for the code that includes it: no bool,
+    # no macro without the library's prefixes.
+    t types-only.own-bool           test  -  build_run types/types_bool "$CC" $C99 -O2 types_bool.c
+    t types-only.macros             test  -  types_macros "$CC"
 
     # Every way of consuming the library (test/pkg.sh): make install and
     # pkg-config, find_package after cmake --install, add_subdirectory,
@@ -287,7 +291,7 @@ strict_all() {
     sa_part=$2
     shift 2
     if [ "$sa_part" = all ] || [ "$sa_part" = common ]; then
-        for f in headers.c two_tu_a.c two_tu_b.c bitmap_test.c lockstep.c types_a.c types_b.c; do
+        for f in headers.c two_tu_a.c two_tu_b.c bitmap_test.c lockstep.c types_a.c types_b.c types_bool.c; do
             echo "$sa_cc $f" && $sa_cc $C99 "$@" $f || return 1
         done
     fi
@@ -323,9 +327,10 @@ two_tu() {
     build_run "two-tu/$1" "$1" $C99 -O2 two_tu_a.c two_tu_b.c
 }
 
-# The headers as C++11: every DEFINE form, and the two-TU program run.
+# The headers as C++11: every DEFINE form (with -Wold-style-cast, which
+# strict C++ users turn on: v2.1), and the two-TU program run.
 cxx() {
-    $1 $CXX11 -x c++ -c -o /dev/null headers.c &&
+    $1 $CXX11 -Wold-style-cast -x c++ -c -o /dev/null headers.c &&
         build_run "c++11/$1" "$1" $CXX11 -O2 -x c++ two_tu_a.c two_tu_b.c
 }
 
@@ -360,6 +365,21 @@ expect_abort() {
         return 1
     fi
     grep -qF -- "$ea_msg" "$T_OUT.abort" || { echo "expect_abort: no \"$ea_msg\" in the output"; return 1; }
+}
+
+# Types-only mode defines no macro without the library's prefixes (v2.1):
+# the macros of the types-only headers, less those of <stddef.h> and
+# <stdint.h> (which it may include), must all start with TIMER_, TBITMAP_ or
+# TLIST_.
+types_macros() {
+    mkdir -p "$B/types" &&
+        printf '#include <stddef.h>\n#include <stdint.h>\n' | $1 -std=c99 -dM -E -x c - | sort >"$B/types/base.txt" &&
+        printf '#define TIMER_TYPES_ONLY\n#include "list.h"\n#include "timer_set.h"\n#include "timer_heap.h"\n#include "timer_wheel.h"\n' |
+        $1 -std=c99 -I.. -dM -E -x c - | sort >"$B/types/types.txt" || return 1
+    tm_bad=$(comm -13 "$B/types/base.txt" "$B/types/types.txt" | awk '{ sub(/\(.*/, "", $2); print $2 }' |
+        grep -v -e '^TIMER_' -e '^TBITMAP_' -e '^TLIST_')
+    comm -13 "$B/types/base.txt" "$B/types/types.txt"
+    [ -z "$tm_bad" ] || { echo "types-only mode defines unprefixed macros: $tm_bad"; return 1; }
 }
 
 # The README's example with no -D (the wheel), -DUSE_HEAP and -DUSE_SET,
