@@ -12,8 +12,8 @@
  *     struct tlist out = {0};                    // or tlist_init(&out)
  *     struct tlist *link;
  *     conn_wheel_pop(&wheel, now, &out);
- *     while ((link = tlist_pop_front(&out)) != NULL) {
- *         conn *c = conn_wheel_entry(link);      // idle again: may be re-inserted or freed
+ *     tlist_drain(link, &out) {                  // each link is off the list first
+ *         conn *c = conn_wheel_entry(link);      // idle again: may be re-armed or freed
  *         ...
  *     }
  *
@@ -28,22 +28,30 @@
  *   struct tlist *tlist_pop_front(struct tlist *head);         NULL when empty; link unlinked
  *   void          tlist_splice_back(struct tlist *dst, struct tlist *src);
  *                                                   move all of src to dst's end; src empty
- *   tlist_entry(link, type, member)           the item that embeds `link` as `member`
- *   tlist_foreach(pos, head)                  iterate; the body must not unlink pos
- *   tlist_foreach_safe(pos, tmp, head)        iterate; the body may unlink pos
+ *   tlist_entry(link, type, member)     the item that embeds `link` as `member`
+ *   tlist_drain(pos, head) { ... }      take each link off the front until head is
+ *                                       empty: the body may do anything (the way to
+ *                                       handle due items); pos is a struct tlist *
+ *   tlist_foreach(pos, head) { ... }    walk without taking links off: the body may
+ *                                       unlink, remove, re-arm or free pos itself and
+ *                                       remove any later link; taking out a link
+ *                                       already walked is not followed (an assert
+ *                                       says so where it can tell): use tlist_drain
+ *   tlist_foreach_safe(pos, tmp, head)  walk; the body may unlink pos (only)
  *
  * Pushing a link that is already in a list corrupts both lists (assert in
  * debug builds). Removing an unlinked link is a no-op.
  *
  * What every timer header shares lives here too:
  *   TIMER_NEVER                 INT64_MAX: "no expiry"; see the container headers
- *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("2.0.0")
+ *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("2.1.0")
  *   TIMER_TYPES_ONLY            defined before including any timer header: only
  *                               the types (nodes, containers, struct tlist) and
- *                               the TIMER_*_DEFINE_TYPE macros, no function, so a
- *                               public header can embed nodes and containers;
- *                               #undef it afterwards if you defined it (see
- *                               README, "Types in a public header")
+ *                               the TIMER_*_DEFINE_TYPE macros, no function, no
+ *                               bool and no macro without a TIMER_ or TLIST_
+ *                               prefix, so a public header can embed nodes and
+ *                               containers; #undef it afterwards if you defined
+ *                               it (see README, "Types in a public header")
  *   TIMER_DEBUG                 defined before the first timer header of a
  *                               translation unit: every generated call
  *                               that changes a container runs its check() after,
@@ -140,8 +148,34 @@ TIMER_INLINE_ struct tlist *tlist_last_(struct tlist *head)
     return head->prev != NULL ? head->prev : head;
 }
 
-#define tlist_foreach(pos, head) \
-    for ((pos) = tlist_first_(head); (pos) != (head); (pos) = (pos)->next)
+/* tlist_foreach's step. prev is the link visited before pos (or the head).
+ * A body that left pos in place leaves prev->next == pos: go on from pos.
+ * One that took pos out (unlinked, removed, re-armed into a container,
+ * freed) changed prev->next to what now follows: go on from there, without
+ * reading pos. So both follow any later item the body removed, too. What
+ * cannot be followed is a body that took prev itself out. */
+TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist *pos)
+{
+    const struct tlist *p = *prev;
+    assert(p->next != NULL && "tlist_foreach: the body took an item already visited out of the list; "
+                              "walk a due list with tlist_drain instead");
+    if (p->next != pos)
+        return p->next;
+    *prev = pos;
+    return pos->next;
+}
+
+/* The walk's own variable, one per source line, so that nested walks (on
+ * different lines) do not shadow each other. */
+#define TLIST_CAT2_(a, b) a##b
+#define TLIST_CAT_(a, b) TLIST_CAT2_(a, b)
+#define TLIST_PREV_ TLIST_CAT_(tlist_prev_, __LINE__)
+
+#define tlist_foreach(pos, head)                                                             \
+    for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)); (pos) != (head); \
+         (pos) = tlist_foreach_next_(&TLIST_PREV_, (pos)))
+
+#define tlist_drain(pos, head) for (; ((pos) = tlist_pop_front(head)) != NULL;)
 
 #define tlist_foreach_safe(pos, tmp, head) \
     for ((pos) = tlist_first_(head), (tmp) = (pos)->next; (pos) != (head); \

@@ -8,13 +8,13 @@
  *
  *     req_heap h;
  *     struct tlist due = {0};                      // zeroed: an empty list
- *     req *r;
  *     req_heap_init(&h, now);                      // allocates nothing yet
  *     if (req_heap_reserve(&h, 10000) != 0) ...    // optional: inserts up to 10000 cannot fail
  *     if (req_heap_insert(&h, now + 30, &some_req) == -ENOMEM) ...
+ *     struct tlist *link;
  *     req_heap_pop(&h, now, &due);                 // expired, in expiry order, FIFO on ties
- *     while ((r = req_heap_entry(tlist_pop_front(&due))) != NULL)
- *         fail_request(r);
+ *     tlist_drain(link, &due)                      // each off the list first: may re-arm
+ *         fail_request(req_heap_entry(link));
  *     req_heap_destroy(&h);                        // frees the array
  *
  * Generated API (NAME = TYPE_heap, or the name given to TIMER_HEAP_DEFINE_NAMED):

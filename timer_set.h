@@ -9,12 +9,12 @@
  *
  *     job_set s;
  *     struct tlist due = {0};                         // zeroed: an empty list
- *     job *j;
+ *     struct tlist *link;
  *     job_set_init(&s, now);
  *     job_set_insert(&s, now + 250, &some_job);       // 0, or -EINVAL / -EBUSY
  *     job_set_pop(&s, now, &due);                     // expired, in order, FIFO on ties
- *     while ((j = job_set_entry(tlist_pop_front(&due))) != NULL)
- *         run(j);
+ *     tlist_drain(link, &due)                         // each off the list first: may re-arm
+ *         run(job_set_entry(link));
  *
  * Generated API (NAME = TYPE_set, or the name given to TIMER_SET_DEFINE_NAMED):
  *   void    NAME_init(NAME *c, int64_t now);     empty, clock = now (< 0 taken as 0)

@@ -8,15 +8,15 @@
  *
  *     conn_wheel w;
  *     struct tlist due = {0};                              // zeroed: an empty list
- *     conn *c;
+ *     struct tlist *link;
  *     conn_wheel_init(&w, now);
  *     conn_wheel_insert(&w, now + 5000, &some_conn);       // 0, or -EINVAL / -EBUSY
  *     ...
  *     if (!conn_wheel_empty(&w))
  *         sleep_until(conn_wheel_next_expiry(&w));         // exact: never early
  *     conn_wheel_pop(&w, now, &due);                       // every item with expire <= now
- *     while ((c = conn_wheel_entry(tlist_pop_front(&due))) != NULL)
- *         close_conn(c);                                   // may insert/remove anything
+ *     tlist_drain(link, &due)                              // each off the list first
+ *         close_conn(conn_wheel_entry(link));              // may insert/remove anything
  *
  * Generated API (NAME = TYPE_wheel, or the name given to TIMER_WHEEL_DEFINE_NAMED):
  *   void    NAME_init(NAME *c, int64_t now);     empty, clock = now (< 0 taken as 0)
