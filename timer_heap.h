@@ -23,10 +23,17 @@
  *   void    NAME_destroy(NAME *c);               clear and free the array; may init again
  *   int     NAME_insert(NAME *c, int64_t expire, TYPE *item);      idle -> pending
  *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
+ *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
+ *                                                pending within [earliest, latest]: 0, no
+ *                                                change; else reschedule(c, latest, item)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
- *   int64_t NAME_next_expiry(NAME *c);           exact earliest expiry, TIMER_NEVER if empty
+ *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
  *   int64_t NAME_min_time(const NAME *c);        the same (the heap's min is always exact)
+ *   TYPE   *NAME_first(const NAME *c);           the item pop hands out first; NULL if empty
+ *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
+ *                                                fn(item, arg) for each pending item, in
+ *                                                array order; fn must not change c
  *   int     NAME_reserve(NAME *c, size_t n);     room for n pending items: 0 or -ENOMEM
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -36,10 +43,12 @@
  *                                                (an idle item: its last one; NULL: TIMER_NEVER)
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
- * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
- * pending or due item), -ENOMEM (the array could not grow). Reschedule of a
- * pending item never allocates, so it never fails with -ENOMEM; after
- * reserve(n), inserts cannot fail while at most n items are pending.
+ * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
+ * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
+ * item), -ENOMEM (the array could not grow: insert, or reschedule of an idle
+ * or due item). Reschedule of a pending item never allocates, so it never
+ * fails with -ENOMEM; after reserve(n), inserts cannot fail while at most n
+ * items are pending.
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
@@ -60,28 +69,30 @@
  * item, a likely cache miss. (Measured at 1M timers, ordered-insert protocol: remove
  * 50 ns with 8 children, 68 with 4, 108 with 2.) The array doubles when full and halves when a
  * quarter full, never below what reserve asked for (a failed shrink is
- * harmless and ignored).
+ * harmless and ignored); reserve grows it at least twofold too, so calling
+ * reserve(size + 1) before every insert is as cheap as not calling it.
  *
- * Order. A heap pops equal keys in no particular order, so each node also
- * carries an arrival number, stored over the part of its link that a
- * pending node does not use (on 64-bit targets the node stays 24 bytes). Sifting compares expiries
- * only; pop gathers each run of equal expiries it takes and, when the run
- * holds more than one item, sorts it by arrival before appending it. So pop
- * appends in non-decreasing expiry and FIFO among equal expiries (insert or
- * reschedule order): the one pop order of every container here, at no cost
- * to a pop whose expiries all differ.
+ * Order. A heap keyed on expiry alone pops equal keys in no particular
+ * order, so each node also carries an arrival number, stored over the part
+ * of its link that a pending node does not use (on 64-bit targets the node
+ * stays 24 bytes), and the heap is ordered by (expiry, arrival). Sifting
+ * compares expiries and reads arrival numbers only where two are equal
+ * (a new arrival, the latest, never needs to). So the root is always the
+ * item pop hands out first, which is what first() returns, and pop appends
+ * in non-decreasing expiry and FIFO among equal expiries (insert or
+ * reschedule order): the one pop order of every container here.
  *
  * Guarantees: pop appends exactly the items with expire <= now, in that
- * order. insert, remove, reschedule O(log n); pop O(log n) per item (plus
- * O(r log r) for a run of r equal expiries); min_time and next_expiry O(1).
+ * order. insert, remove, reschedule O(log n); pop O(log n) per item;
+ * min_time, next_expiry and first O(1); visit O(n).
  * Memory: 16 bytes per array entry on 64-bit targets; after a pop or remove
  * at most max(64, 4n) entries, or twice what reserve asked for (clear keeps
  * the array; destroy frees it).
  *
- * Misuse that is not detected: an item freed while pending (remove it
- * first); remove() or reschedule() with a heap other than the one holding
- * the item (asserted in debug builds; TIMER_DEBUG reports it before anything
- * changes). A user type named `timer` would make TIMER_HEAP_DEFINE's
+ * Misuse: an item freed while pending is not detected (remove it first);
+ * remove() or reschedule() with a heap other than the one holding the item
+ * aborts in builds with asserts (O(1): the item's stored index), before
+ * anything changes; TIMER_DEBUG reports it too. A user type named `timer` would make TIMER_HEAP_DEFINE's
  * `timer_heap` clash with this header's own names: use the _NAMED form.
  */
 
@@ -159,6 +170,13 @@ TIMER_FUNCTIONS_BEGIN_
 #error "timer_heap.h: TIMER_HEAP_ARITY must be at least 2"
 #endif
 #define TIMER_HEAP_MIN_CAP 64
+/* The block's loop has a constant trip count: unrolled, it loses its loop
+ * control (gcc and clang both read this pragma). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TIMER_HEAP_UNROLL_ _Pragma("GCC unroll 16")
+#else
+#define TIMER_HEAP_UNROLL_
+#endif
 
 #define timer_heap_node_of_(l) tlist_entry(l, struct timer_heap_node, u.link)
 
@@ -211,12 +229,25 @@ TIMER_INLINE_ void timer_heap_place_(struct timer_heap *h, size_t i, struct time
     e.node->u.heap.pos = i + 1;
 }
 
-/* Move the hole at i up until e fits, then place e there. */
-TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
+/* The heap's order: expiry, then arrival. The arrival number lives in the
+ * node and is read only when two expiries are equal. With arrival in the
+ * order, the root is always the item pop hands out first (first() is the
+ * root), and pop just takes roots: equal expiries come out in arrival
+ * order with no sorting. */
+TIMER_INLINE_ bool timer_heap_before_(struct timer_heap_entry x, struct timer_heap_entry y)
+{
+    return x.expire < y.expire || (x.expire == y.expire && x.node->u.heap.seq < y.node->u.heap.seq);
+}
+
+/* Move the hole at i up until e fits, then place e there. A new arrival
+ * (insert, reschedule) is later than every entry of its expiry, so it
+ * stops at an equal one without reading arrival numbers; an entry moved to
+ * fill a hole compares them. */
+TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap *h, size_t i, struct timer_heap_entry e, bool arrival)
 {
     while (i > 0) {
         size_t parent = (i - 1) / TIMER_HEAP_ARITY;
-        if (h->a[parent].expire <= e.expire)
+        if (arrival ? h->a[parent].expire <= e.expire : !timer_heap_before_(e, h->a[parent]))
             break;
         timer_heap_place_(h, i, h->a[parent]);
         i = parent;
@@ -224,38 +255,46 @@ TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap *h, size_t i, struct ti
     timer_heap_place_(h, i, e);
 }
 
-/* The index of the smallest key among first .. end-1 (first < end). */
+/* The index of the first entry in heap order among first .. end-1 (first < end). */
 TIMER_INLINE_ size_t timer_heap_min_child_(const struct timer_heap_entry *a, size_t first, size_t end)
 {
     size_t c, best = first;
-    int64_t k = a[first].expire;
     for (c = first + 1; c < end; c++)
-        if (a[c].expire < k) {
-            k = a[c].expire;
+        if (timer_heap_before_(a[c], a[best]))
             best = c;
-        }
     return best;
 }
 
 /* The same over a full block of TIMER_HEAP_ARITY children, the common
  * case: two running minima (even and odd children) halve the chain of
  * dependent compares, and selects replace branches, which keys in no
- * particular order mispredict about twice a level. */
+ * particular order mispredict about twice a level. Expiries only: if the
+ * least expiry is shared, some child equals its lane's running minimum
+ * when it is compared, or the two lanes end equal, and the block is
+ * searched again with arrivals (the tie branch is almost never taken
+ * where expiries differ). */
 TIMER_INLINE_ size_t timer_heap_min_of_block_(const struct timer_heap_entry *a, size_t first)
 {
     const struct timer_heap_entry *c = a + first;
     size_t j, b0 = 0, b1 = 1;
     int64_t k0 = c[0].expire, k1 = c[1].expire;
+    TIMER_HEAP_UNROLL_
     for (j = 2; j + 1 < TIMER_HEAP_ARITY; j += 2) {
+        if (c[j].expire == k0 || c[j + 1].expire == k1)
+            return timer_heap_min_child_(a, first, first + TIMER_HEAP_ARITY);
         b0 = c[j].expire < k0 ? j : b0;
         k0 = c[j].expire < k0 ? c[j].expire : k0;
         b1 = c[j + 1].expire < k1 ? j + 1 : b1;
         k1 = c[j + 1].expire < k1 ? c[j + 1].expire : k1;
     }
     if (TIMER_HEAP_ARITY % 2 != 0) {        /* the odd child out */
+        if (c[j].expire == k0)
+            return timer_heap_min_child_(a, first, first + TIMER_HEAP_ARITY);
         b0 = c[j].expire < k0 ? j : b0;
         k0 = c[j].expire < k0 ? c[j].expire : k0;
     }
+    if (k0 == k1)
+        return timer_heap_min_child_(a, first, first + TIMER_HEAP_ARITY);
     return first + (k1 < k0 ? b1 : b0);
 }
 
@@ -267,15 +306,16 @@ TIMER_INLINE_ size_t timer_heap_best_child_(const struct timer_heap *h, size_t f
                                                 : timer_heap_min_child_(h->a, first, h->count);
 }
 
-/* Move the hole at i down until e fits, then place e there. For a
- * reschedule: the rescheduled entry (a timeout pushed back a little)
- * usually belongs at or near where it was. */
+/* Move the hole at i down until e, a new arrival, fits, then place e
+ * there. For a reschedule: the rescheduled entry (a timeout pushed back a
+ * little) usually belongs at or near where it was. As the latest arrival
+ * it goes after every entry of its expiry. */
 TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
 {
     size_t first;
     while ((first = i * TIMER_HEAP_ARITY + 1) < h->count) {
         size_t best = timer_heap_best_child_(h, first);
-        if (e.expire <= h->a[best].expire)
+        if (e.expire < h->a[best].expire)
             break;
         timer_heap_place_(h, i, h->a[best]);
         i = best;
@@ -298,7 +338,7 @@ TIMER_INLINE_ void timer_heap_fill_hole_(struct timer_heap *h, size_t i, struct 
         timer_heap_place_(h, i, h->a[best]);
         i = best;
     }
-    timer_heap_sift_up_(h, i, e);
+    timer_heap_sift_up_(h, i, e, false);
 }
 
 /* Resize the array to cap entries; false (and nothing changed) on failure. */
@@ -342,8 +382,8 @@ TIMER_INLINE_ void timer_heap_delete_(struct timer_heap *h, size_t i)
     struct timer_heap_entry last = h->a[--h->count];
     if (i == h->count)
         return;
-    if (i > 0 && last.expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
-        timer_heap_sift_up_(h, i, last);
+    if (i > 0 && timer_heap_before_(last, h->a[(i - 1) / TIMER_HEAP_ARITY]))
+        timer_heap_sift_up_(h, i, last, false);
     else
         timer_heap_fill_hole_(h, i, last);
 }
@@ -356,7 +396,14 @@ TIMER_INLINE_ void timer_heap_add_(struct timer_heap *h, int64_t expire, struct 
     e.node = n;
     n->expire = expire;
     n->u.heap.seq = ++h->seq;
-    timer_heap_sift_up_(h, h->count++, e);
+    timer_heap_sift_up_(h, h->count++, e, true);
+}
+
+/* False only when n is pending at a position that is not its in h: in
+ * another heap. O(1): remove and reschedule assert it, TIMER_DEBUG checks it first. */
+TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
+{
+    return !timer_heap_node_pending(n) || (n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n);
 }
 
 TIMER_INLINE_ int timer_heap_insert(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
@@ -379,8 +426,7 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         tlist_remove(&n->u.link);          /* due: leave the result list */
         return true;
     }
-    assert(n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n &&
-           "timer_heap_remove: item belongs to another heap");
+    assert(timer_heap_owns_(h, n) && "timer_heap_remove: the item is pending in another heap, not this one");
     timer_heap_delete_(h, n->u.heap.pos - 1);
     timer_heap_make_idle_(n);
     timer_heap_shrink_(h);
@@ -403,117 +449,34 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     /* Pending: change the key in place and sift whichever way it moved;
      * no allocation. A reschedule is a new arrival. */
     i = n->u.heap.pos - 1;
-    assert(i < h->count && h->a[i].node == n && "timer_heap_reschedule: item belongs to another heap");
+    assert(timer_heap_owns_(h, n) && "timer_heap_reschedule: the item is pending in another heap, not this one");
     e.expire = expire;
     e.node = n;
     n->expire = expire;
     n->u.heap.seq = ++h->seq;
     if (i > 0 && expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
-        timer_heap_sift_up_(h, i, e);
+        timer_heap_sift_up_(h, i, e, true);
     else
         timer_heap_sift_down_(h, i, e);
     return 0;
 }
 
-/* The arrival number of a popped node, chained into a run by link.next (the
- * word that held its position; the number is not overwritten by that). */
-TIMER_INLINE_ uint64_t timer_heap_seq_(const struct tlist *l)
-{
-    const struct timer_heap_node *n = (const struct timer_heap_node *)(const void *)((const char *)l -
-                                                                                     offsetof(struct timer_heap_node, u.link));
-    return n->u.heap.seq;
-}
-
-/* Merge two NULL-terminated chains sorted by arrival. */
-TIMER_INLINE_ struct tlist *timer_heap_merge_(struct tlist *a, struct tlist *b)
-{
-    struct tlist head, *t = &head;
-    while (a != NULL && b != NULL) {
-        if (timer_heap_seq_(a) < timer_heap_seq_(b)) {
-            t->next = a;
-            t = a;
-            a = a->next;
-        } else {
-            t->next = b;
-            t = b;
-            b = b->next;
-        }
-    }
-    t->next = a != NULL ? a : b;
-    return head.next;
-}
-
-/* Hand a run of popped nodes with one expiry (a NULL-terminated chain, in
- * the order the heap gave them) to out in arrival order: a merge sort with
- * bins of 2^i sorted nodes, O(r log r), skipped when the run is one node or
- * already in order. */
-TIMER_INLINE_ void timer_heap_flush_run_(struct tlist *run, struct tlist *out)
-{
-    struct tlist *l, *next;
-    for (l = run; l->next != NULL && timer_heap_seq_(l) < timer_heap_seq_(l->next); l = l->next)
-        ;
-    if (l->next != NULL) {
-        struct tlist *bin[64];
-        size_t i, nbins = 0;
-        while (run != NULL) {
-            struct tlist *carry = run;
-            run = run->next;
-            carry->next = NULL;
-            for (i = 0; i < nbins && bin[i] != NULL; i++) {
-                carry = timer_heap_merge_(bin[i], carry);
-                bin[i] = NULL;
-            }
-            if (i == nbins)
-                nbins++;
-            bin[i] = carry;
-        }
-        for (i = 0; i < nbins; i++)
-            run = bin[i] != NULL ? timer_heap_merge_(bin[i], run) : run;
-    }
-    for (l = run; l != NULL; l = next) {
-        next = l->next;
-        timer_heap_make_due_(timer_heap_node_of_(l), out);
-    }
-}
-
-/* Hand out a gathered run (run .. tail): a single node, the common case,
- * directly; more after sorting them by arrival. */
-TIMER_INLINE_ void timer_heap_hand_out_(struct tlist *run, struct tlist *tail, struct tlist *out)
-{
-    if (run == tail)
-        timer_heap_make_due_(timer_heap_node_of_(run), out);
-    else
-        timer_heap_flush_run_(run, out);
-}
-
+/* The root is the first item in pop order (heap order is expiry, then
+ * arrival): take roots while they are due. */
 TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tlist *out)
 {
     size_t k = 0;
-    struct tlist *run = NULL, *tail = NULL;   /* popped, one expiry, not handed out yet */
-    int64_t run_expire = 0;
     if (now > h->now)
         h->now = now;
     if (h->count == 0 || h->a[0].expire > now)
         return 0;                           /* nothing due: out untouched */
     tlist_ready_(out);
-    while (h->count > 0 && h->a[0].expire <= now) {
+    do {
         struct timer_heap_node *n = h->a[0].node;
-        int64_t e = h->a[0].expire;
         timer_heap_delete_(h, 0);
-        if (run != NULL && e != run_expire) {  /* a run ends where the expiry grows */
-            timer_heap_hand_out_(run, tail, out);
-            run = NULL;
-        }
-        n->u.link.next = NULL;
-        if (run == NULL)
-            run = &n->u.link;
-        else
-            tail->next = &n->u.link;
-        tail = &n->u.link;
-        run_expire = e;
+        timer_heap_make_due_(n, out);
         k++;
-    }
-    timer_heap_hand_out_(run, tail, out);     /* not NULL: something was due */
+    } while (h->count > 0 && h->a[0].expire <= now);
     timer_heap_shrink_(h);
     return k;
 }
@@ -523,16 +486,33 @@ TIMER_INLINE_ int64_t timer_heap_min_time(const struct timer_heap *h)
     return h->count ? h->a[0].expire : TIMER_NEVER;
 }
 
-TIMER_INLINE_ int64_t timer_heap_next_expiry(struct timer_heap *h)
+TIMER_INLINE_ int64_t timer_heap_next_expiry(const struct timer_heap *h)
 {
     return timer_heap_min_time(h);
 }
 
-/* Room for n pending items in one step, kept until destroy (or a smaller
- * reserve): inserts cannot fail while at most n are pending. */
+TIMER_INLINE_ struct timer_heap_node *timer_heap_first(const struct timer_heap *h)
+{
+    return h->count ? h->a[0].node : NULL;
+}
+
+/* In array order. */
+TIMER_INLINE_ size_t timer_heap_visit(const struct timer_heap *h, void (*fn)(struct timer_heap_node *, void *), void *arg)
+{
+    size_t i;
+    for (i = 0; i < h->count; i++)
+        fn(h->a[i].node, arg);
+    return h->count;
+}
+
+/* Room for n pending items, kept until destroy (or a smaller reserve):
+ * inserts cannot fail while at most n are pending. The array at least
+ * doubles when it grows, so that "reserve one more, then insert" (an event
+ * loop's habit) costs O(1) amortised reallocations, not one per insert;
+ * when doubling fails, exactly n is tried. */
 TIMER_INLINE_ int timer_heap_reserve(struct timer_heap *h, size_t n)
 {
-    if (n > h->cap && !timer_heap_resize_(h, n))
+    if (n > h->cap && !(2 * h->cap > n && timer_heap_resize_(h, 2 * h->cap)) && !timer_heap_resize_(h, n))
         return -ENOMEM;
     h->reserved = n;
     return 0;
@@ -554,13 +534,6 @@ TIMER_INLINE_ void timer_heap_destroy(struct timer_heap *h)
     h->a = NULL;
     h->cap = 0;
     h->reserved = 0;
-}
-
-/* False only when n is pending at a position that is not its in h: in
- * another heap. O(1); TIMER_DEBUG calls it. */
-TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
-{
-    return !timer_heap_node_pending(n) || (n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n);
 }
 
 /* O(n). NULL when every entry is no earlier than its parent, each node
@@ -586,8 +559,8 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
             return "node's arrival number was never handed out";
         if (e->expire < 0 || e->node->expire != e->expire)
             return "node's expiry differs from its entry";
-        if (i > 0 && e->expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
-            return "entry is earlier than its parent";
+        if (i > 0 && timer_heap_before_(*e, h->a[(i - 1) / TIMER_HEAP_ARITY]))
+            return "entry goes before its parent (expiry, then arrival)";
     }
     return NULL;
 }
