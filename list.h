@@ -345,7 +345,10 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
  *   int     core_reschedule(C *, int64_t expire, N *);
  *   bool    core_remove(C *, N *);                  (N may be NULL: false)
  *   size_t  core_pop(C *, int64_t now, struct tlist *out);
- *   int64_t core_min_time(const C *);             int64_t core_next_expiry(C *);
+ *   int64_t core_min_time(const C *);             int64_t core_next_expiry(const C *);
+ *   N      *core_first(const C *);                (the wheel may reorganise itself
+ *                                                 inside both: logically const)
+ *   size_t  core_visit(const C *, void (*fn)(N *, void *), void *arg);
  *   int     core_reserve(C *, size_t n);
  *   const char *core_check(const C *);            O(n): NULL, or what is broken
  *   bool    core_owns_(const C *, const N *);     false only if N is pending in
@@ -354,7 +357,8 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
  *   int64_t core_node_expire(const N *);          (all three accept NULL)
  *   size_t  C.count                               the pending items
  * and every N begins with the struct tlist that links it into a result list
- * while due, so a result list's link is also its item's node. */
+ * while due, so a result list's link is also its item's node.
+ * reschedule_range is written once, here, over that interface. */
 #define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
     TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
     { core##_init(&timer_c_->field, timer_now_); TIMER_AFTER_(core, &timer_c_->field, #name "_init"); }               \
@@ -370,6 +374,12 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
         TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_reschedule");                   \
         timer_r_ = core##_reschedule(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
         TIMER_AFTER_(core, &timer_c_->field, #name "_reschedule"); return timer_r_; }                                 \
+    TIMER_INLINE_ int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, type *timer_item_) \
+    {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
+        TIMER_OWNS_(core, &timer_c_->field, &timer_item_->member, #name "_reschedule_range");                         \
+        if (core##_node_pending(&timer_item_->member) && core##_node_expire(&timer_item_->member) >= timer_lo_ &&      \
+            core##_node_expire(&timer_item_->member) <= timer_hi_) return 0;                                          \
+        return name##_reschedule(timer_c_, timer_hi_, timer_item_); }                                                 \
     TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
     {   bool timer_r_;                                                                                                \
         TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_remove");                       \
@@ -378,9 +388,23 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
     TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
     {   size_t timer_r_ = core##_pop(&timer_c_->field, timer_now_, timer_out_);                                       \
         TIMER_AFTER_(core, &timer_c_->field, #name "_pop"); return timer_r_; }                                        \
-    TIMER_INLINE_ int64_t name##_next_expiry(name *timer_c_)                                                          \
+    TIMER_INLINE_ int64_t name##_next_expiry(const name *timer_c_)                                                    \
     {   int64_t timer_r_ = core##_next_expiry(&timer_c_->field);                                                      \
         TIMER_AFTER_(core, &timer_c_->field, #name "_next_expiry"); return timer_r_; }                                \
+    TIMER_INLINE_ type *name##_first(const name *timer_c_)                                                            \
+    {   struct core##_node *timer_n_ = core##_first(&timer_c_->field);                                                \
+        TIMER_AFTER_(core, &timer_c_->field, #name "_first");                                                         \
+        return timer_n_ ? tlist_entry(timer_n_, type, member) : NULL; }                                               \
+    struct name##_visitor_ { void (*fn)(type *, void *); void *arg; };                                                \
+    TIMER_INLINE_ void name##_visit_one_(struct core##_node *timer_n_, void *timer_v_)                                \
+    {   const struct name##_visitor_ *timer_f_ = TIMER_CAST_(const struct name##_visitor_ *, timer_v_);               \
+        timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); }                                           \
+    TIMER_INLINE_ size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
+    {   struct name##_visitor_ timer_f_;                                                                              \
+        assert(timer_fn_ != NULL && #name "_visit: fn is NULL");                                                      \
+        if (timer_fn_ == NULL) return 0;                                                                              \
+        timer_f_.fn = timer_fn_; timer_f_.arg = timer_arg_;                                                           \
+        return core##_visit(&timer_c_->field, name##_visit_one_, &timer_f_); }                                        \
     TIMER_INLINE_ int name##_reserve(name *timer_c_, size_t timer_n_)                                                 \
     {   int timer_r_ = core##_reserve(&timer_c_->field, timer_n_);                                                    \
         TIMER_AFTER_(core, &timer_c_->field, #name "_reserve"); return timer_r_; }                                    \

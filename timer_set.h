@@ -22,10 +22,17 @@
  *   void    NAME_destroy(NAME *c);               same as clear (the set owns no memory)
  *   int     NAME_insert(NAME *c, int64_t expire, TYPE *item);      idle -> pending
  *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
+ *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
+ *                                                pending within [earliest, latest]: 0, no
+ *                                                change; else reschedule(c, latest, item)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
- *   int64_t NAME_next_expiry(NAME *c);           exact earliest expiry, TIMER_NEVER if empty
+ *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
  *   int64_t NAME_min_time(const NAME *c);        the same (the set's min is always exact)
+ *   TYPE   *NAME_first(const NAME *c);           the item pop hands out first; NULL if empty
+ *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
+ *                                                fn(item, arg) for each pending item, in
+ *                                                pop order; fn must not change c
  *   int     NAME_reserve(NAME *c, size_t n);     0: the set never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -35,8 +42,8 @@
  *                                                (an idle item: its last one; NULL: TIMER_NEVER)
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
- * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
- * pending or due item).
+ * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
+ * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due item).
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
@@ -52,11 +59,13 @@
  * the latest item's or before the earliest's (timers with one fixed delay
  * arrive in expiry order: they append at the right end without a search);
  * remove O(log n) (O(1) amortised rebalancing); pop O(1) amortised per item;
- * min_time O(1). Node: three words and the expiry (32 bytes on 64-bit).
+ * min_time, next_expiry and first O(1); visit O(n). Node: three words and
+ * the expiry (32 bytes on 64-bit).
  *
- * Misuse that is not detected: an item freed while pending (remove it
- * first); remove() or reschedule() with a set other than the one holding
- * the item (TIMER_DEBUG reports it before anything changes). A user type
+ * Misuse: an item freed while pending is not detected (remove it first);
+ * remove() or reschedule() with a set other than the one holding the item
+ * aborts in builds with asserts (O(log n): the walk from the item to its
+ * tree's root), before anything changes; TIMER_DEBUG reports it too. A user type
  * named `timer` would make TIMER_SET_DEFINE's `timer_set` clash with this
  * header's own names: use the _NAMED form.
  */
@@ -427,9 +436,35 @@ TIMER_INLINE_ int64_t timer_set_min_time(const struct timer_set *s)
     return s->first ? s->first->expire : TIMER_NEVER;
 }
 
-TIMER_INLINE_ int64_t timer_set_next_expiry(struct timer_set *s)
+TIMER_INLINE_ int64_t timer_set_next_expiry(const struct timer_set *s)
 {
     return timer_set_min_time(s);
+}
+
+TIMER_INLINE_ struct timer_set_node *timer_set_first(const struct timer_set *s)
+{
+    return s->first;
+}
+
+/* In pop order: from the earliest, each node's successor (the leftmost of
+ * its later subtree, or the first ancestor it is earlier than), taken
+ * before fn runs; O(n) in all, no stack. */
+TIMER_INLINE_ size_t timer_set_visit(const struct timer_set *s, void (*fn)(struct timer_set_node *, void *), void *arg)
+{
+    struct timer_set_node *n = s->first, *next, *p;
+    while (n != NULL) {
+        if ((next = n->u.child[1]) != NULL) {
+            while (next->u.child[0] != NULL)
+                next = next->u.child[0];
+        } else {
+            for (next = n; (p = timer_set_parent_(next)) != NULL && p->u.child[1] == next; next = p)
+                ;
+            next = p;
+        }
+        fn(n, arg);
+        n = next;
+    }
+    return s->count;
 }
 
 /* The set never allocates: room for any number of items is always there. */

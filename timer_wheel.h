@@ -24,10 +24,17 @@
  *   void    NAME_destroy(NAME *c);               same as clear (the wheel owns no memory)
  *   int     NAME_insert(NAME *c, int64_t expire, TYPE *item);      idle -> pending
  *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
+ *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
+ *                                                pending within [earliest, latest]: 0, no
+ *                                                change; else reschedule(c, latest, item)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
- *   int64_t NAME_next_expiry(NAME *c);           exact earliest expiry; TIMER_NEVER if empty
+ *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry; TIMER_NEVER if empty
  *   int64_t NAME_min_time(const NAME *c);        lower bound of the earliest expiry
+ *   TYPE   *NAME_first(const NAME *c);           the item pop hands out first; NULL if empty
+ *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
+ *                                                fn(item, arg) for each pending item, slot
+ *                                                by slot; fn must not change c
  *   int     NAME_reserve(NAME *c, size_t n);     0: the wheel never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -37,8 +44,9 @@
  *                                                (an idle item: its last one; NULL: TIMER_NEVER)
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
- * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
- * pending or due item). Valid times are 0 .. INT64_MAX, in any unit.
+ * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
+ * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
+ * item). Valid times are 0 .. INT64_MAX, in any unit.
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
@@ -745,33 +753,76 @@ TIMER_INLINE_ int64_t timer_wheel_runs_front_(const struct timer_wheel *w)
     return front;
 }
 
-TIMER_INLINE_ int64_t timer_wheel_next_expiry(struct timer_wheel *w)
+/* The list (the overdue list, a run or a slot) whose first item pop would
+ * hand out first, with that item's expiry in *t; TIMER_WHEEL_NSLOTS (and
+ * TIMER_NEVER) when empty. Opens the earliest coarse slot, as pop would,
+ * until its first item is known: O(1) amortised, since the moves are moves
+ * pop would make, and nothing observable changes. A run goes before a slot
+ * whose items are no earlier than its front (its items arrived first). */
+TIMER_INLINE_ size_t timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
 {
     for (;;) {
-        size_t i;
-        int64_t run = TIMER_NEVER, t, upto;
+        size_t i, r = TIMER_WHEEL_NSLOTS;
+        int64_t run = TIMER_NEVER, upto, start;
         uint64_t runs = timer_wheel_runs_(w);
-        const struct tlist *head;
-        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-            return timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
+        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
+            *t = timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
+            return TIMER_WHEEL_OVERDUE;
+        }
         if (runs != 0)                      /* the earliest front; the bounds become exact */
-            (void)timer_wheel_next_run_(w, runs, &run, &upto);
+            r = timer_wheel_next_run_(w, runs, &run, &upto);
+        *t = run;
         i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
         if (i == TIMER_WHEEL_OVERDUE)
-            return run;
-        head = &w->slot[i];
-        if (i < TIMER_WHEEL_SLOTS) {
-            t = timer_wheel_slot_start_(w->now, i);         /* one tick: exact */
-        } else if (head->next == head->prev) {
-            t = timer_wheel_front_(w, i);
-        } else if (run <= timer_wheel_slot_start_(w->now, i)) {
-            return run;                     /* no item of slot i is earlier */
-        } else {
+            return r;
+        start = timer_wheel_slot_start_(w->now, i);
+        if (r != TIMER_WHEEL_NSLOTS && run <= start)
+            return r;                       /* no item of slot i goes earlier */
+        if (i >= TIMER_WHEEL_SLOTS && w->slot[i].next == w->slot[i].prev) {
+            start = timer_wheel_front_(w, i);   /* a lone item: exact */
+            if (r != TIMER_WHEEL_NSLOTS && run <= start)
+                return r;
+        } else if (i >= TIMER_WHEEL_SLOTS) {
             timer_wheel_open_(w, i);        /* then look again */
             continue;
         }
-        return t < run ? t : run;
+        *t = start;                         /* at level 0 a slot is one tick: exact */
+        return i;
     }
+}
+
+/* next_expiry and first take a const wheel, as a poll-timeout function
+ * has one: the refinement inside is not observable (logically const). An
+ * empty wheel is not written at all. */
+TIMER_INLINE_ int64_t timer_wheel_next_expiry(const struct timer_wheel *cw)
+{
+    int64_t t;
+    (void)timer_wheel_locate_((struct timer_wheel *)(uintptr_t)cw, &t);
+    return t;
+}
+
+TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_wheel *cw)
+{
+    int64_t t;
+    size_t i = timer_wheel_locate_((struct timer_wheel *)(uintptr_t)cw, &t);
+    return i == TIMER_WHEEL_NSLOTS ? NULL : timer_wheel_node_of_(cw->slot[i].next);
+}
+
+/* In the order of the lists: the slots level by level, the overdue list,
+ * the runs. */
+TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *w, void (*fn)(struct timer_wheel_node *, void *), void *arg)
+{
+    size_t i = 0;
+    while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
+        const struct tlist *head = &w->slot[i];
+        struct tlist *pos, *next;
+        for (pos = head->next; pos != head; pos = next) {
+            next = pos->next;
+            fn(timer_wheel_node_of_(pos), arg);
+        }
+        i++;
+    }
+    return w->count;
 }
 
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
