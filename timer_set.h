@@ -385,6 +385,17 @@ TIMER_INLINE_ int timer_set_insert(struct timer_set *s, int64_t expire, struct t
     return 0;
 }
 
+/* False only when n is pending in another tree: its root is not s's.
+ * O(log n): remove and reschedule assert it, TIMER_DEBUG checks it first. */
+TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer_set_node *n)
+{
+    if (!timer_set_node_pending(n))
+        return true;
+    while (timer_set_parent_(n) != NULL)
+        n = timer_set_parent_(n);
+    return n == s->root;
+}
+
 /* Make a pending or due node idle; false if it already was. */
 TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node *n)
 {
@@ -402,6 +413,7 @@ TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node 
 
 TIMER_INLINE_ bool timer_set_remove(struct timer_set *s, struct timer_set_node *n)
 {
+    assert(timer_set_owns_(s, n) && "timer_set_remove: the item is pending in another set, not this one");
     return n != NULL && timer_set_unlink_(s, n);
 }
 
@@ -409,6 +421,7 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
+    assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is pending in another set, not this one");
     timer_set_unlink_(s, n);
     timer_set_add_(s, expire, n);
     return 0;
@@ -502,17 +515,6 @@ TIMER_INLINE_ void timer_set_clear(struct timer_set *s)
 TIMER_INLINE_ void timer_set_destroy(struct timer_set *s)
 {
     timer_set_clear(s);
-}
-
-/* False only when n is pending in another tree: its root is not s's.
- * O(log n); TIMER_DEBUG calls it. */
-TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer_set_node *n)
-{
-    if (!timer_set_node_pending(n))
-        return true;
-    while (timer_set_parent_(n) != NULL)
-        n = timer_set_parent_(n);
-    return n == s->root;
 }
 
 /* Black height of the subtree at n, or -1 with *why set when a rule breaks. */

@@ -403,16 +403,40 @@ TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, stru
     return 0;
 }
 
-/* Is l one of w's list heads (a slot or the overdue list)? */
+/* Is l one of w's list heads (a slot, a run or the overdue list)? */
 TIMER_INLINE_ bool timer_wheel_is_head_(const struct timer_wheel *w, const struct tlist *l)
 {
     return (uintptr_t)l - (uintptr_t)w->slot < sizeof w->slot;
+}
+
+/* Does w hold n (pending)? A walk round n's list to its head: 1 when the
+ * head is one of w's, 0 when the list has none of w's heads (n is in
+ * another wheel), -1 when the first `limit` links were all items (cannot
+ * tell). remove and reschedule assert it with a small limit, so the check
+ * stays O(1); TIMER_DEBUG walks the whole list. */
+TIMER_INLINE_ int timer_wheel_holds_(const struct timer_wheel *w, const struct timer_wheel_node *n, size_t limit)
+{
+    const struct tlist *pos;
+    for (pos = n->link.next; pos != &n->link; pos = pos->next) {
+        if (timer_wheel_is_head_(w, pos))
+            return 1;
+        if (limit-- == 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* What remove and reschedule assert: n is not pending, or may be in w. */
+TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const struct timer_wheel_node *n)
+{
+    return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 8) != 0);
 }
 
 /* Take a pending node out of its slot; its own state is the caller's. */
 TIMER_INLINE_ void timer_wheel_unlink_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
+    assert(w->count > 0 && "timer_wheel: an item of another wheel removed through this empty one");
     prev->next = next;
     next->prev = prev;
     w->count--;
@@ -432,6 +456,7 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
 {
     if (n == NULL || n->link.next == NULL)
         return false;
+    assert(timer_wheel_may_hold_(w, n) && "timer_wheel_remove: the item is pending in another wheel, not this one");
     if (n->expire >= 0)
         timer_wheel_unlink_(w, n);
     else
@@ -444,6 +469,7 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
+    assert(timer_wheel_may_hold_(w, n) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
     /* A pending item moving to a later slot (the common case: a connection
      * timeout pushed back): unlink it from wherever it is (a slot, a run,
      * the overdue list) and append it, as an insert would, since a
@@ -734,6 +760,7 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
      * expiry maps to with the clock at now; every run item is later too. */
     w->now = now;
     w->base = now;
+    assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
     w->count -= k;
     return k;
 }
@@ -886,13 +913,7 @@ TIMER_INLINE_ void timer_wheel_destroy(struct timer_wheel *w)
  * another container. O(items in n's list); TIMER_DEBUG calls it. */
 TIMER_INLINE_ bool timer_wheel_owns_(const struct timer_wheel *w, const struct timer_wheel_node *n)
 {
-    const struct tlist *pos;
-    if (!timer_wheel_node_pending(n))
-        return true;
-    for (pos = n->link.next; pos != &n->link; pos = pos->next)
-        if (timer_wheel_is_head_(w, pos))
-            return true;
-    return false;
+    return !timer_wheel_node_pending(n) || timer_wheel_holds_(w, n, SIZE_MAX) != 0;
 }
 
 /* O(n + slots). NULL when every item sits in the slot its expiry maps to,
