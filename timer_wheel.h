@@ -97,30 +97,34 @@
  *   at most 10) plus O(11) words of bitmap per slot visited; a
  *   pop with now behind the clock only looks at the overdue list, and costs
  *   O(items it pops);
- * - next_expiry is exact and amortised O(1) (the moves it makes are moves
- *   pop would make); it may move the clock forward, never past the earliest
- *   pending expiry, which nothing observable depends on. An insert that
- *   then falls between the caller's time (the latest init or pop `now`) and
- *   that clock goes to an end of the overdue list when it fits there (O(1)),
- *   or else moves the clock back first: one list splice per occupied slot
- *   below the level where the two times differ, so a burst of such inserts
- *   in any order stays O(1) each; the next next_expiry refines again;
+ * - next_expiry and first are amortised O(1) (the moves they make are moves
+ *   pop would make); they may move the clock forward, never past the
+ *   earliest pending expiry, which nothing observable depends on. So may a
+ *   far-ahead pop (pop(TIMER_NEVER) to drain). An insert that then falls
+ *   between the caller's time (the `now` of the latest init or pop, even
+ *   one that went back) and that clock goes to an end of the overdue list
+ *   when it fits there (O(1)), or else moves the clock back first: one
+ *   list splice per occupied slot below the level where the two times
+ *   differ, so a burst of such inserts in any order stays O(1) each; the
+ *   next next_expiry refines again;
  * - min_time is O(1), const, and never later than the earliest expiry. It is
- *   exact when the earliest item is overdue or lies in the clock's finest
- *   64-tick window; also when it is alone in its slot or first in a run,
+ *   exact when the earliest item is at or before the caller's time or lies
+ *   in its finest 64-tick window; also when it is alone in its slot or first in a run,
  *   unless a remove or reschedule took a run's first item (then it may
  *   report that item's time, until a pop reaches it or next_expiry runs);
  *   otherwise it is the start of the earliest occupied slot.
  *   Repeating `t = min_time(); pop(t)` pops the earliest item within 11
  *   rounds (each round moves it at least one level down, or makes a run's
  *   time exact). Use next_expiry to sleep exactly until the earliest expiry;
- * - the clock moves forward by pop (to now) and by next_expiry, and back to
- *   the caller's time only for an insert as above.
+ * - the clock moves forward by pop (to now), next_expiry and first, and
+ *   back to the caller's time only for an insert as above.
  *
- * Misuse that is not detected: an item freed while pending (remove it
- * first), and remove() or reschedule() with a container other than the one
- * holding the item (TIMER_DEBUG reports it before anything changes; plain
- * debug builds assert when it empties a slot).
+ * Misuse: an item freed while pending is not detected (remove it first).
+ * remove() or reschedule() with a wheel other than the one holding the item
+ * aborts in builds with asserts, before anything changes, when a walk of at
+ * most 8 links from the item reaches its list's head (so in any list of up
+ * to 8 items), or when this wheel is empty; otherwise at the latest when a
+ * count would go wrong. TIMER_DEBUG walks the whole list and always tells.
  * A user type named `timer` would make TIMER_WHEEL_DEFINE's `timer_wheel`
  * clash with this header's own names: use TIMER_WHEEL_DEFINE_NAMED then.
  */
@@ -742,11 +746,15 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
 {
     size_t k = 0, end = 0;
     if (now < w->now) {
-        /* Only overdue items can be due: the rest are later than the clock. */
+        /* Only overdue items can be due: the rest are later than the clock.
+         * The caller's time is now, wherever the clock went before (a
+         * far-ahead pop, pop(TIMER_NEVER) to drain): inserts after it file
+         * relative to base and rewind the clock to it, instead of piling
+         * into the sorted overdue list. */
         if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
             k = timer_wheel_pop_overdue_(w, now, out);
-        if (now > w->base)
-            w->base = now;
+        w->base = now < 0 ? 0 : now;
+        assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
         w->count -= k;
         return k;
     }

@@ -518,8 +518,7 @@ static inline size_t th_pop(struct th *h, int64_t now)
         h->m[id].state = TH_DUE;
         h->m[id].dseq = ++h->dseq;
     }
-    if (now > h->clock)
-        h->clock = now;
+    h->clock = th_clamp0(now); /* the latest time given to init or pop (v2.1: also backwards) */
     return got;
 }
 
