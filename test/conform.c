@@ -1130,6 +1130,247 @@ static void test_reschedule_pending_no_alloc(void)
     th_fini(&h);
 }
 
+/* ---- v2.1 ------------------------------------------------------------------ */
+
+/* The natural handler loop: walk the due list with tlist_foreach and re-arm
+ * periodic timers in the body (it hung the wheel and crashed the others in
+ * 2.0). The body may also remove or free the current item and cancel a
+ * later due one; the walk visits what is still due, once each, and ends. */
+static void test_foreach_rearm(void)
+{
+    struct th h;
+    struct tlist *pos;
+    size_t i, id, n = 0;
+    long seen[8];
+
+    th_init(&h, 8, 0);
+    for (i = 0; i < 7; i++)
+        TH_EQ(th_insert(&h, i, 10), 0);
+    TH_EQ(th_pop(&h, 10), 7);
+    tlist_foreach(pos, &h.out) {
+        id = conf_id(&h, pos);
+        if (n < 8)
+            seen[n] = (long)id;
+        if (++n > 8)
+            break;                              /* it would loop: fail below */
+        switch (id) {
+        case 1:
+            TH_EQ(th_remove(&h, 2), true);      /* cancel the next due timer */
+            break;                              /* and stay due */
+        case 3:
+            th_free_item(&h, 3);                /* a one-shot: freed */
+            break;
+        case 4:
+            TH_EQ(th_remove(&h, 4), true);
+            break;
+        case 5:
+            TH_EQ(th_reschedule(&h, 6, 15), 0); /* a later due one re-armed */
+            /* fall through: and this one too */
+        default:
+            TH_EQ(th_reschedule(&h, id, 20), 0); /* periodic: re-armed */
+            break;
+        }
+    }
+    TH_EQ(n, 5);
+    if (n == 5)
+        TH_EXPECT(seen[0] == 0 && seen[1] == 1 && seen[2] == 3 && seen[3] == 4 && seen[4] == 5,
+                  "tlist_foreach visited %ld %ld %ld %ld %ld, want 0 1 3 4 5", seen[0], seen[1], seen[2], seen[3], seen[4]);
+    th_verify(&h);
+    TH_EQ(tlist_size(&h.out), 1);               /* item 1, left due */
+    TH_EQ(th_pop(&h, 15), 1);                   /* 6 */
+    TH_EQ(th_pop(&h, 20), 2);                   /* 0, then 5: their re-arm order */
+    th_verify(&h);
+
+    /* the same through tlist_drain, which takes each link off first */
+    n = 0;
+    tlist_drain(pos, &h.out) {
+        id = conf_id(&h, pos);
+        h.m[id].state = TH_IDLE;                /* off the list: idle (model) */
+        TH_EQ(th_reschedule(&h, id, 40), 0);
+        n++;
+    }
+    TH_EQ(n, 4);
+    TH_EQ(th_pop(&h, 40), 4);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+/* first(): the pending item pop hands out first (earliest expiry, then
+ * earliest arrival), NULL when empty; checked against the model at each
+ * step, through ties, cancels of the first, reschedules onto a tie, and
+ * items at every wheel level. Then libevent's loop, which takes timers with
+ * first() and remove() instead of pop(): it must see pop's order, and
+ * stay O(1) amortised per timer (the wheel's moves are counted). */
+static void test_first(void)
+{
+    const size_t n = 4000;
+    struct th h;
+    unsigned long long moves;
+    size_t i, k = 0;
+    titem *it;
+    int64_t prev = -1;
+
+    th_init(&h, 64, 0);
+    th_first(&h);
+    for (i = 0; i < 11; i++) {
+        TH_EQ(th_insert(&h, i, conf_pow64((int)i) + 3), 0);
+        TH_EQ(th_insert(&h, 11 + i, conf_pow64((int)i) + 3), 0); /* a tie at each level */
+        th_first(&h);
+    }
+    TH_EQ(th_reschedule(&h, 30, 4), 0);     /* ties with the first two (1 + 3, 64^0 + 3) */
+    th_first(&h);
+    for (i = 0; i < 22; i++) {
+        TH_EQ(th_remove(&h, i), true);
+        th_first(&h);
+        TH_EQ(th_remove(&h, 30), i == 0);
+        th_first(&h);
+        th_next_expiry(&h);
+        th_first(&h);
+    }
+    th_reinit(&h, 0);
+
+    /* first + remove over n timers, many sharing one expiry */
+    {
+        titem *items = (titem *)th_alloc(n, sizeof *items);
+        tc c;
+        tc_init(&c, 0);
+        for (i = 0; i < n; i++) {
+            items[i].id = (int)i;
+            TH_EQ(tc_insert(&c, 5000 + (int64_t)(i % 3) * 4096 + (int64_t)(i % 2) * 262144, &items[i]), 0);
+        }
+        moves = tk_moves();
+        while ((it = tc_first(&c)) != NULL) {
+            int64_t e = tc_expire(it);
+            TH_EXPECT(e > prev || (e == prev && it->id > (int)k), "first() out of pop order at %zu", k);
+            prev = e;
+            k = (size_t)it->id;
+            TH_EQ(tc_remove(&c, it), true);
+        }
+        moves = tk_moves() - moves;
+        TH_EXPECT(moves <= 11 * n, "first() + remove of %zu timers moved items %llu times: not O(1) amortised", n, moves);
+        TH_EQ(tc_size(&c), 0);
+        tc_destroy(&c);
+        free(items);
+    }
+    th_fini(&h);
+}
+
+/* reschedule_range(c, lo, hi, item): a pending item inside [lo, hi] stays
+ * exactly as it is (not even its place among equal expiries); anything
+ * else is reschedule(hi); bad arguments change nothing. */
+static void test_reschedule_range(void)
+{
+    struct th h;
+
+    th_init(&h, 6, 100);
+    TH_EQ(th_insert(&h, 0, 500), 0);
+    TH_EQ(th_insert(&h, 1, 500), 0);
+    TH_EQ(th_reschedule_range(&h, 0, 450, 550), 0);    /* inside: no new arrival */
+    TH_EQ(th_reschedule_range(&h, 0, 500, 500), 0);    /* both ends inclusive */
+    TH_EQ(th_reschedule_range(&h, 1, 400, 500), 0);
+    TH_EQ(tc_expire(h.item[0]), 500);
+    TH_EQ(th_reschedule_range(&h, 2, 10, 20), 0);      /* idle: armed at the latest */
+    TH_EQ(tc_expire(h.item[2]), 20);
+    TH_EQ(th_reschedule_range(&h, 2, 21, 30), 0);      /* outside: to the latest */
+    TH_EQ(tc_expire(h.item[2]), 30);
+    TH_EQ(th_reschedule_range(&h, 2, 0, 29), 0);       /* earlier than it is: also moved */
+    TH_EQ(tc_expire(h.item[2]), 29);
+    TH_EQ(th_reschedule_range(&h, 3, -1, 5), -EINVAL);  /* bad: nothing changes */
+    TH_EQ(th_reschedule_range(&h, 0, 600, 599), -EINVAL);
+    TH_EQ(th_reschedule_range(&h, 0, 0, -1), -EINVAL);
+    TH_EQ(tc_reschedule_range(&h.c, 0, 10, NULL), -EINVAL);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, 29), 1);
+    TH_EQ(th_reschedule_range(&h, 2, 0, INT64_MAX), 0); /* due: leaves the list, pending at the latest */
+    TH_EQ(tc_expire(h.item[2]), INT64_MAX);
+    TH_EQ(th_pop(&h, 500), 2);                         /* 0 then 1: arrival order kept */
+    TH_EQ(th_drain_one(&h), 0);
+    TH_EQ(th_drain_one(&h), 1);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+/* visit(): fn once per pending item (th_verify checks that after every
+ * operation); the count; nothing for an empty container. */
+static void test_visit(void)
+{
+    struct th h;
+    size_t i;
+
+    th_init(&h, 100, 0);
+    th_verify(&h);
+    for (i = 0; i < 100; i++)
+        TH_EQ(th_insert(&h, i, (int64_t)(i * 7919 % 100) * conf_pow64((int)(i % 5))), 0);
+    th_verify(&h);
+    i = th_pending_upto(&h, 50);
+    TH_EQ(th_pop(&h, 50), i);
+    th_next_expiry(&h);
+    th_verify(&h);
+    th_fini(&h);
+}
+
+/* No call pattern makes later calls slow (v2.1), checked by counts: the
+ * heap's reallocations when an event loop reserves one more before every
+ * insert (one per insert, quadratic, in 2.0), and the wheel's overdue list
+ * after a far-ahead pop (every later insert went into it, sorted: O(n)
+ * each). */
+static void test_no_quadratic_traps(void)
+{
+    const size_t n = 50000;
+    titem *items = (titem *)th_alloc(n, sizeof *items);
+    struct tlist out = { NULL, NULL }, *link;
+    uint64_t x = 12345;
+    size_t i, k = 0;
+    int64_t prev = -1;
+    tc c;
+#if defined(TK_HEAP)
+    long calls = tk_alloc.calls;
+#endif
+
+    tc_init(&c, 0);
+    for (i = 0; i < n; i++) {
+        TH_EQ(tc_reserve(&c, tc_size(&c) + 1), 0);
+        TH_EQ(tc_insert(&c, 1000 + (int64_t)i, &items[i]), 0);
+    }
+#if defined(TK_HEAP)
+    calls = tk_alloc.calls - calls;
+    TH_EXPECT(calls <= 24, "reserve(size + 1) before each of %zu inserts reallocated %ld times", n, calls);
+#endif
+    /* drain everything far ahead, then back at the real time */
+    TH_EQ(tc_pop(&c, TIMER_NEVER, &out), n);
+    tlist_drain(link, &out)
+        k++;
+    TH_EQ(k, n);
+    TH_EQ(tc_pop(&c, 2000, &out), 0);
+    for (i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        TH_EQ(tc_insert(&c, 2001 + (int64_t)(x % (1u << 20)), &items[i]), 0);
+    }
+#if defined(TK_WHEEL)
+    {
+        const struct tlist *head = &c.wheel.slot[TIMER_WHEEL_OVERDUE], *pos;
+        size_t overdue = 0;
+        if (tbitmap_test(c.wheel.occupied, TIMER_WHEEL_OVERDUE))
+            for (pos = head->next; pos != head; pos = pos->next)
+                overdue++;
+        TH_EXPECT(overdue <= 64, "%zu of %zu random inserts after pop(TIMER_NEVER) went into the sorted overdue list",
+                  overdue, n);
+    }
+#endif
+    TH_EXPECT(tc_check(&c) == NULL, "check(): %s", tc_check(&c));
+    TH_EQ(tc_pop(&c, TIMER_NEVER - 1, &out), n);
+    k = 0;
+    tlist_drain(link, &out) {
+        titem *it = tc_entry(link);
+        TH_EXPECT(tc_expire(it) >= prev, "pop out of order after a far-ahead drain");
+        prev = tc_expire(it);
+        k++;
+    }
+    TH_EQ(k, n);
+    tc_destroy(&c);
+    free(items);
+}
+
 #if defined(TK_HEAP)
 /* A heap that cannot grow: -ENOMEM from insert and from reschedule of idle
  * and due items, with nothing changed; failed shrinks are harmless. */
@@ -1260,6 +1501,11 @@ static const struct {
     { "due_state", test_due_state },
     { "reserve", test_reserve },
     { "reschedule_pending_no_alloc", test_reschedule_pending_no_alloc },
+    { "foreach_rearm", test_foreach_rearm },
+    { "first", test_first },
+    { "reschedule_range", test_reschedule_range },
+    { "visit", test_visit },
+    { "no_quadratic_traps", test_no_quadratic_traps },
 #if defined(TK_HEAP)
     { "heap_nomem", test_heap_nomem },
     { "heap_memory_bound", test_heap_memory_bound },

@@ -1,17 +1,24 @@
-/* debug.c - TIMER_DEBUG reports misuse before anything changes, for one kind.
+/* debug.c - misuse stops at once with a message, before anything changes,
+ * for one kind: under TIMER_DEBUG, and (v2.1) in a plain build with asserts.
  *
- * Compiled once per kind with -DTIMER_DEBUG (see tk.h). Each case runs in a
- * child process and must end in abort() with the expected message on
- * stderr, and, where the contract says "before anything is changed", with
- * both containers exactly as they were: the child's SIGABRT handler checks
- * that (sizes, the item's state, check()) and exits with 42 when it holds.
+ * Compiled once per kind (see tk.h), with -DTIMER_DEBUG, or without it and
+ * without NDEBUG (the asserts a user has on while developing). Each case
+ * runs in a child process and must end in abort() with the expected
+ * message on stderr, and, where the contract says "before anything is
+ * changed", with both containers exactly as they were: the child's SIGABRT
+ * handler checks that (sizes, the item's state, check()) and exits with 42
+ * when it holds.
  *   - remove() of an item pending in another container of the same kind
- *     (the wheel's count used to wrap around to SIZE_MAX there);
+ *     (in 2.0 without TIMER_DEBUG: the set corrupted both trees, the
+ *     wheel's count wrapped around to SIZE_MAX); also with the item among
+ *     others in its wheel slot;
  *   - reschedule() of such an item;
- *   - a node scribbled on while pending: the check() after the next call
- *     names what is broken;
- * and a control case: correct use under TIMER_DEBUG aborts nothing (the
- * randomised test also runs in this build: see the suite).
+ *   - a tlist_foreach body that takes out an item already walked: the
+ *     assert names tlist_drain;
+ *   - TIMER_DEBUG only: a node scribbled on while pending: the check()
+ *     after the next call names what is broken;
+ * and a control case: correct use aborts nothing (the randomised test also
+ * runs in the TIMER_DEBUG build: see the suite).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
@@ -20,8 +27,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if !defined(TIMER_DEBUG)
-#error "compile debug.c with -DTIMER_DEBUG"
+#if defined(NDEBUG)
+#error "compile debug.c without NDEBUG: it tests what asserts catch"
+#endif
+
+/* What the abort says about an item of another container. */
+#if defined(TIMER_DEBUG)
+#define DBG_FOREIGN(fn) "tc_" fn ": misuse: the item is pending in another container"
+#else
+#define DBG_FOREIGN(fn) "timer_" TK_KIND "_" fn ": the item is pending in another " TK_KIND ", not this one"
+#endif
+
+#if defined(TIMER_DEBUG)
+#define DBG_BUILD "TIMER_DEBUG"
+#else
+#define DBG_BUILD "asserts"
 #endif
 
 static tc dbg_a, dbg_b;
@@ -64,6 +84,40 @@ static void case_reschedule_foreign(void)
     tc_reschedule(&dbg_a, 100, dbg_item);
 }
 
+/* The same with the item second of four in its list (one wheel slot). */
+static void case_remove_foreign_busy(void)
+{
+    int i;
+    dbg_setup();
+    tc_remove(&dbg_b, dbg_item);
+    tc_insert(&dbg_b, 5000, th_new_item(10));
+    tc_insert(&dbg_b, 5000, dbg_item);
+    for (i = 0; i < 2; i++)
+        tc_insert(&dbg_b, 5000, th_new_item(11 + (size_t)i));
+    dbg_size_b = tc_size(&dbg_b);
+    signal(SIGABRT, dbg_on_abort);
+    tc_remove(&dbg_a, dbg_item);
+}
+
+/* A walk whose body removes the item it visited before the current one. */
+static void case_foreach_visited(void)
+{
+    struct tlist out = { NULL, NULL }, *pos;
+    titem *it[3];
+    size_t i;
+    tc c;
+    tc_init(&c, 0);
+    for (i = 0; i < 3; i++) {
+        it[i] = th_new_item(i);
+        tc_insert(&c, 5, it[i]);
+    }
+    tc_pop(&c, 5, &out);
+    tlist_foreach(pos, &out)
+        if (tc_entry(pos) == it[1])
+            tc_remove(&c, it[0]);
+}
+
+#if defined(TIMER_DEBUG)
 /* A pending node's expiry scribbled on (as a stray write would): the
  * check after the next call must name what is broken. (Scribbled links
  * would crash any walk; the expiry is what a checker can catch.) */
@@ -75,6 +129,7 @@ static void case_corrupted(void)
     dbg_item->node.expire = 9999; /* was 5000: now out of order, in the wrong slot */
     tc_insert(&dbg_b, 7000, th_new_item(3));
 }
+#endif
 
 /* Correct use, including an item in two containers of this kind through two
  * members, must not abort. */
@@ -144,10 +199,13 @@ static int dbg_run(const struct dbg_case *c)
 int main(void)
 {
     static const struct dbg_case cases[] = {
-        { "remove_foreign", case_remove_foreign, 42, "tc_remove: misuse: the item is pending in another container" },
-        { "reschedule_foreign", case_reschedule_foreign, 42,
-          "tc_reschedule: misuse: the item is pending in another container" },
+        { "remove_foreign", case_remove_foreign, 42, DBG_FOREIGN("remove") },
+        { "remove_foreign_busy", case_remove_foreign_busy, 42, DBG_FOREIGN("remove") },
+        { "reschedule_foreign", case_reschedule_foreign, 42, DBG_FOREIGN("reschedule") },
+        { "foreach_visited", case_foreach_visited, -1, "walk a due list with tlist_drain" },
+#if defined(TIMER_DEBUG)
         { "corrupted_node", case_corrupted, -1, "timer_containers: tc_insert: " },
+#endif
         { "control", case_control, 0, "" },
     };
     size_t i;
@@ -155,6 +213,6 @@ int main(void)
 
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
         failed += dbg_run(&cases[i]);
-    printf("debug %s: %d of %zu cases failed\n", TK_KIND, failed, sizeof cases / sizeof cases[0]);
+    printf("debug %s (%s): %d of %zu cases failed\n", TK_KIND, DBG_BUILD, failed, sizeof cases / sizeof cases[0]);
     return failed != 0;
 }

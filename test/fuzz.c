@@ -29,7 +29,7 @@ static size_t fz_scales_upto[11]; /* fz_scales[0 .. upto[k]) reach at most 64^k 
 
 static struct {
     long ops[TH_DUE + 1][4]; /* [state of the item][insert, reschedule, remove, free] */
-    long pops, popped, drained, rounds, episodes, next_expiry, reserves;
+    long pops, popped, drained, rounds, episodes, next_expiry, reserves, ranges, firsts, walks;
 } fz_stat;
 
 static int64_t fz_pow64(int k)
@@ -258,6 +258,72 @@ static void fz_callback_drain(struct th *h)
     }
 }
 
+/* [lo, hi] for reschedule_range: often around the item's expiry (a
+ * timeout pushed back within its slack: nothing changes), sometimes not,
+ * now and then invalid. */
+static void fz_range(const struct th *h, size_t i, int64_t *lo, int64_t *hi)
+{
+    int64_t t = h->m[i].state != TH_IDLE ? h->m[i].expire : fz_expire(h);
+    switch (th_below(8)) {
+    case 0:
+        *lo = fz_expire(h);
+        *hi = fz_expire(h);          /* anything, hi < lo included */
+        return;
+    case 1:
+        *lo = -1 - (int64_t)th_below(3);
+        *hi = t;
+        return;
+    default:
+        *lo = fz_sub(t, th_below(2) ? (int64_t)th_below(70) : fz_delta());
+        *hi = fz_add(t < 0 ? 0 : t, th_below(4) ? (int64_t)th_below(70) : fz_delta());
+        if (th_below(4) == 0)
+            *lo = fz_add(*lo, (int64_t)th_below(140)); /* the item may fall below */
+        return;
+    }
+}
+
+/* The body of a tlist_foreach walk over the due list: re-arm the item
+ * (a periodic timer), remove or free it, take a later due item out, insert
+ * another, or leave it due. */
+static void fz_walk_body(struct th *h, size_t id, void *ctx)
+{
+    long j;
+    int64_t lo, hi;
+    (void)ctx;
+    switch (th_below(9)) {
+    case 0:
+    case 1:
+        th_reschedule(h, id, fz_add(h->clock, fz_delta()));
+        break;
+    case 2:
+        fz_range(h, id, &lo, &hi);
+        th_reschedule_range(h, id, lo, hi);
+        break;
+    case 3:
+        th_remove(h, id);
+        break;
+    case 4:
+        th_free_item(h, id);
+        break;
+    case 5:
+        if ((j = th_due_after(h, id, th_rand())) >= 0) {
+            if (th_below(3) == 0)
+                th_reschedule(h, (size_t)j, fz_expire(h));
+            else if (th_below(2))
+                th_remove(h, (size_t)j);
+            else
+                th_free_item(h, (size_t)j);
+        }
+        break;
+    case 6:
+        th_insert(h, fz_pick_in(h, TH_IDLE), fz_expire(h));
+        break;
+    default:
+        break;
+    }
+    th_verify(h);
+}
+
 /* One random operation. The weights keep containers well filled (clear and
  * destroy+init are rare, because they empty everything). */
 static void fz_step(struct th *h)
@@ -279,10 +345,16 @@ static void fz_step(struct th *h)
         fz_stat.ops[s][0]++;
         fz_maybe_fail_next();
         th_insert(h, i, fz_expire(h));
-    } else if (r < 580) {
+    } else if (r < 555) {
         fz_stat.ops[s][1]++;
         fz_maybe_fail_next();
         th_reschedule(h, i, th_below(3) ? fz_expire(h) : fz_expire_near(h, i));
+    } else if (r < 580) {
+        int64_t lo, hi;
+        fz_stat.ranges++;
+        fz_maybe_fail_next();
+        fz_range(h, i, &lo, &hi);
+        th_reschedule_range(h, i, lo, hi);
     } else if (r < 660) {
         fz_stat.ops[s][2]++;
         fz_maybe_fail_all();
@@ -291,9 +363,12 @@ static void fz_step(struct th *h)
         fz_maybe_fail_all();
         fz_stat.pops++;
         fz_stat.popped += (long)th_pop(h, fz_now(h));
-    } else if (r < 785) {
+    } else if (r < 775) {
         fz_stat.next_expiry++;
         th_next_expiry(h);
+    } else if (r < 785) {
+        fz_stat.firsts++;
+        th_first(h);
     } else if (r < 800) {
         fz_stat.next_expiry++;
         fz_maybe_fail_all();
@@ -301,8 +376,13 @@ static void fz_step(struct th *h)
     } else if (r < 900) {
         for (k = (int)th_below(6); k > 0 && th_drain_one(h) >= 0; k--)
             fz_stat.drained++;
-    } else if (r < 930) {
+    } else if (r < 918) {
         fz_callback_drain(h);
+    } else if (r < 930) {
+        fz_maybe_fail_all();
+        fz_stat.walks++;
+        th_pop(h, fz_now(h));
+        th_walk_due(h, fz_walk_body, NULL);
     } else if (r < 955) {
         before = th_count(h, TH_DUE);
         th_min_time_rounds(h);
@@ -385,12 +465,12 @@ int main(int argc, char **argv)
     }
     printf("fuzz %s: %ld episodes; insert/reschedule/remove/free of idle %ld/%ld/%ld/%ld, pending %ld/%ld/%ld/%ld, "
            "due %ld/%ld/%ld/%ld; %ld pops took %ld items; %ld drained; %ld min_time rounds popped; "
-           "%ld next_expiry; %ld reserve\n",
+           "%ld next_expiry; %ld reserve; %ld reschedule_range; %ld first; %ld tlist_foreach walks\n",
            TK_KIND, fz_stat.episodes, fz_stat.ops[TH_IDLE][0], fz_stat.ops[TH_IDLE][1], fz_stat.ops[TH_IDLE][2],
            fz_stat.ops[TH_IDLE][3], fz_stat.ops[TH_PENDING][0], fz_stat.ops[TH_PENDING][1], fz_stat.ops[TH_PENDING][2],
            fz_stat.ops[TH_PENDING][3], fz_stat.ops[TH_DUE][0], fz_stat.ops[TH_DUE][1], fz_stat.ops[TH_DUE][2],
            fz_stat.ops[TH_DUE][3], fz_stat.pops, fz_stat.popped, fz_stat.drained, fz_stat.rounds,
-           fz_stat.next_expiry, fz_stat.reserves);
+           fz_stat.next_expiry, fz_stat.reserves, fz_stat.ranges, fz_stat.firsts, fz_stat.walks);
     printf("fuzz %s: %s\n", TK_KIND, th_failures ? "FAILED" : "ok");
     return th_failures != 0;
 }

@@ -288,6 +288,40 @@ static inline void th_check_min_time(const struct th *h)
     }
 }
 
+/* visit's callback: the item must be one of ours, pending, seen once. */
+struct th_visit {
+    const struct th *h;
+    unsigned char *seen;
+    size_t calls, bad;
+};
+
+static inline void th_visit_one(titem *it, void *arg)
+{
+    struct th_visit *v = (struct th_visit *)arg;
+    v->calls++;
+    if (it == NULL || it->id < 0 || (size_t)it->id >= v->h->n || v->h->item[it->id] != it ||
+        v->h->m[it->id].state != TH_PENDING || v->seen[it->id]++) {
+        v->bad++;
+        return;
+    }
+}
+
+/* visit calls fn exactly once for every pending item, and returns the count. */
+static inline void th_check_visit(const struct th *h, size_t npending)
+{
+    struct th_visit v;
+    size_t got;
+    v.h = h;
+    v.seen = (unsigned char *)th_alloc(h->n, 1);
+    v.calls = 0;
+    v.bad = 0;
+    got = tc_visit(&h->c, th_visit_one, &v);
+    TH_EXPECT(got == npending && v.calls == npending && v.bad == 0,
+              "visit() returned %zu after %zu calls (%zu of an item not pending, not ours, or seen twice); %zu pending", got,
+              v.calls, v.bad, npending);
+    free(v.seen);
+}
+
 /* Everything observable must match the model. */
 static inline void th_verify(const struct th *h)
 {
@@ -300,6 +334,7 @@ static inline void th_verify(const struct th *h)
     TH_EQ(tc_size(&h->c), npending);
     TH_EQ(tc_empty(&h->c), npending == 0);
     th_check_min_time(h);
+    th_check_visit(h, npending);
     for (i = 0; i < h->n; i++) {
         const struct th_model *m = &h->m[i];
         TH_EXPECT(tc_pending(h->item[i]) == (m->state == TH_PENDING), "item %zu: pending() = %d, model says %s", i,
@@ -400,6 +435,45 @@ static inline int th_reschedule(struct th *h, size_t i, int64_t expire)
     if (rc == 0)
         th_model_arm(h, i, expire);
     return rc;
+}
+
+/* reschedule_range (v2.1): a pending item already within [lo, hi] stays as
+ * it is (0, not even a new arrival); bad arguments change nothing
+ * (-EINVAL); anything else is reschedule(hi). */
+static inline int th_reschedule_range(struct th *h, size_t i, int64_t lo, int64_t hi)
+{
+    const struct th_model *m = &h->m[i];
+    bool inside = m->state == TH_PENDING && m->expire >= lo && m->expire <= hi;
+    bool armed = tk_fail_armed() && m->state != TH_PENDING && th_may_need_memory(h);
+    long failed = tk_failed_allocs();
+    int want = lo < 0 || hi < lo ? -EINVAL : 0, rc;
+
+    th_note_t("reschedule_range", (long)i, hi);
+    rc = tc_reschedule_range(&h->c, lo, hi, h->item[i]);
+    th_check_rc(__LINE__, "reschedule_range", rc, want, want == 0 && !inside ? th_nomem_alt(want, armed) : 0);
+    th_check_nomem(rc, failed);
+    if (rc == 0 && !inside)
+        th_model_arm(h, i, hi);
+    return rc;
+}
+
+/* first (v2.1): the pending item with the least (expiry, arrival), the one
+ * pop would hand out first; NULL when nothing is pending. */
+static inline void th_first(struct th *h)
+{
+    size_t i;
+    long want = -1;
+    titem *got;
+
+    th_note("first", -1);
+    for (i = 0; i < h->n; i++) {
+        const struct th_model *m = &h->m[i];
+        if (m->state == TH_PENDING && (want < 0 || m->expire < h->m[want].expire ||
+                                       (m->expire == h->m[want].expire && m->seq < h->m[want].seq)))
+            want = (long)i;
+    }
+    got = tc_first(&h->c);
+    TH_EXPECT(got == (want < 0 ? NULL : h->item[want]), "first() is item %d, want item %ld", got ? got->id : -1, want);
 }
 
 static inline bool th_remove(struct th *h, size_t i)
@@ -583,6 +657,61 @@ static inline void th_drain_all(struct th *h)
     }
     link = tlist_pop_front(&h->out);
     TH_EXPECT(link == NULL, "the result list holds more than the due items");
+}
+
+/* A due item after `id` in the result list (by delivery order), or -1. */
+static inline long th_due_after(const struct th *h, size_t id, uint64_t r)
+{
+    size_t i, k = 0;
+    for (i = 0; i < h->n; i++)
+        k += h->m[i].state == TH_DUE && h->m[i].dseq > h->m[id].dseq;
+    if (k == 0)
+        return -1;
+    k = (size_t)(r % k);
+    for (i = 0; i < h->n; i++)
+        if (h->m[i].state == TH_DUE && h->m[i].dseq > h->m[id].dseq && k-- == 0)
+            return (long)i;
+    return -1;
+}
+
+/* Walk the result list with tlist_foreach, as a handler loop that keeps
+ * the list does (v2.1): body(h, id, ctx) runs for each item and may
+ * re-arm, remove or free that item, and remove or reschedule due items
+ * after it (through the th_ operations, which keep the model). The walk
+ * must visit exactly the items that are still due when it reaches them, in
+ * the list's order, each once, and end. The body must not pop. */
+static inline void th_walk_due(struct th *h, void (*body)(struct th *h, size_t id, void *ctx), void *ctx)
+{
+    struct tlist *pos;
+    size_t *order = (size_t *)th_alloc(h->n, sizeof *order), n = 0, k = 0, i;
+    for (i = 0; i < h->n; i++) {
+        if (h->m[i].state == TH_DUE) {
+            h->keys[n].expire = 0;
+            h->keys[n].seq = h->m[i].dseq;
+            h->keys[n].id = i;
+            n++;
+        }
+    }
+    qsort(h->keys, n, sizeof *h->keys, th_key_cmp);
+    for (i = 0; i < n; i++)
+        order[i] = h->keys[i].id;
+    th_note("walk (tlist_foreach)", -1);
+    tlist_foreach(pos, &h->out) {
+        long id = th_id_of(h, pos, __LINE__);
+        while (k < n && h->m[order[k]].state != TH_DUE)
+            k++; /* taken out of the list by an earlier body */
+        if (id < 0 || k >= n) {
+            th_fail(__LINE__, "tlist_foreach went on past the due items (at item %ld)", id);
+            break;
+        }
+        TH_EXPECT((size_t)id == order[k], "tlist_foreach visited item %ld, want item %zu", id, order[k]);
+        k++;
+        body(h, (size_t)id, ctx);
+    }
+    while (k < n && h->m[order[k]].state != TH_DUE)
+        k++;
+    TH_EXPECT(k == n, "tlist_foreach ended before item %zu, which is still due", k < n ? order[k] : 0);
+    free(order);
 }
 
 static inline void th_clear(struct th *h)

@@ -221,6 +221,40 @@ static void reschedule(size_t i, int64_t t)
     same_item_state(pool[i]);
 }
 
+static void reschedule_range(size_t i, int64_t lo, int64_t hi)
+{
+    op = "reschedule_range";
+    same_rc(ls_set_reschedule_range(&S, lo, hi, pool[i]), ls_heap_reschedule_range(&H, lo, hi, pool[i]),
+            ls_wheel_reschedule_range(&W, lo, hi, pool[i]));
+    same_item_state(pool[i]);
+}
+
+/* first: the same item from each (pop's first); visit: every pending item
+ * once, so the same count and the same sum of ids. */
+static void count_visit(struct ls_item *it, void *arg)
+{
+    size_t *acc = (size_t *)arg;
+    acc[0]++;
+    acc[1] += it->id;
+}
+
+static void same_first_and_visit(void)
+{
+    struct ls_item *a = ls_set_first(&S), *b = ls_heap_first(&H), *c = ls_wheel_first(&W);
+    size_t vs[2] = { 0, 0 }, vh[2] = { 0, 0 }, vw[2] = { 0, 0 }, ks, kh, kw;
+    op = "first";
+    if (b != a || c != a)
+        fail("first() set %zu heap %zu wheel %zu", a ? a->id : (size_t)-1, b ? b->id : (size_t)-1, c ? c->id : (size_t)-1);
+    op = "visit";
+    ks = ls_set_visit(&S, count_visit, vs);
+    kh = ls_heap_visit(&H, count_visit, vh);
+    kw = ls_wheel_visit(&W, count_visit, vw);
+    if (ks != ls_set_size(&S) || kh != ks || kw != ks || vs[0] != ks || vh[0] != ks || vw[0] != ks || vh[1] != vs[1] ||
+        vw[1] != vs[1])
+        fail("visit() returned set %zu heap %zu wheel %zu, called fn %zu / %zu / %zu times, id sums %zu / %zu / %zu", ks, kh,
+             kw, vs[0], vh[0], vw[0], vs[1], vh[1], vw[1]);
+}
+
 static void remove_item(size_t i)
 {
     op = "remove";
@@ -341,11 +375,17 @@ static void step_once(void)
     size_t i = below(pool_n), k;
     if (r < 330) {
         insert(i, expiry());
-    } else if (r < 500) {
+    } else if (r < 470) {
         int64_t t = expiry();
         if (below(3) == 0 && (ls_set_pending(pool[i]) || ls_set_due(pool[i])))
             t = sat_add(ls_set_expire(pool[i]), (int64_t)below(70)); /* pushed back a little: same wheel slot */
         reschedule(i, t);
+    } else if (r < 500) {
+        /* an idle timeout pushed back within its slack: often nothing changes */
+        int64_t t = ls_set_pending(pool[i]) ? ls_set_expire(pool[i]) : expiry(), lo, hi;
+        lo = below(8) == 0 ? expiry() : sat_sub(t < 0 ? 0 : t, (int64_t)below(100));
+        hi = below(8) == 0 ? expiry() : sat_add(t < 0 ? 0 : t, (int64_t)below(100));
+        reschedule_range(i, lo, hi);
     } else if (r < 600) {
         remove_item(i);
     } else if (r < 760) {
@@ -362,8 +402,10 @@ static void step_once(void)
         t = ls_set_next_expiry(&S);
         if (!ls_set_empty(&S) && pop(t) == 0)
             fail("pop(next_expiry() = %" PRId64 ") popped nothing", t);
-    } else if (r < 970) {
+    } else if (r < 960) {
         free_item(i);
+    } else if (r < 970) {
+        same_first_and_visit();
     } else if (r < 985) {
         op = "reserve";
         k = below(2 * pool_n + 1);

@@ -160,8 +160,12 @@ registry() {
     t lockstep                      check lockstep.build       "$B/lockstep/lockstep" "$SEED" 40000000
 
     # TIMER_DEBUG: misuse aborts with a message before anything changes
-    # (debug.c), and correct use, the randomised test, aborts nothing.
+    # (debug.c), and correct use, the randomised test, aborts nothing. The
+    # same misuse in a plain build with asserts (v2.1: a container of the
+    # same kind that does not hold the item; a tlist_foreach body that takes
+    # out an item already walked).
     for k in $ALL_KINDS; do
+        t asserts.$k                test  -  build_run debug/asserts_$k "$CC" $C99 -O1 -g -DTK_$(upper $k) debug.c
         t debug.$k                  test  -  build_run debug/debug_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) debug.c
         t debug.build.fuzz.$k       check -  build debug/fuzz_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) fuzz.c
         t debug.fuzz.$k             check debug.build.fuzz.$k  "$B/debug/fuzz_$k" "$SEED" 200000
@@ -301,6 +305,7 @@ strict_all() {
             echo "$sa_cc $p.c ($k)" && $sa_cc $C99 "$@" -DTK_$(upper $k) $p.c || return 1
         done
         echo "$sa_cc debug.c ($k)" && $sa_cc $C99 "$@" -DTIMER_DEBUG -DTK_$(upper $k) debug.c || return 1
+        echo "$sa_cc debug.c, asserts ($k)" && $sa_cc $C99 "$@" -DTK_$(upper $k) debug.c || return 1
         echo "$sa_cc fuzz/target.c ($k)" && $sa_cc $C99 "$@" -DTK_$(upper $k) -DFZ_STANDALONE fuzz/target.c || return 1
     done
 }

@@ -20,6 +20,14 @@ FAIL_RESCHEDULE, FAIL_REMOVE = FAIL_INS + 16, FAIL_ALL + 16
 NEXT, NEXT_ROUND = ROUNDS + 16, ROUNDS + 32
 RESERVE, RESERVE_FAIL_ALL = NULL + 16, NULL + 48
 
+# v2.1: first; reschedule_range around an item's expiry (NEAR + 16: item,
+# how far below, how far above); a pop whose due list is walked with
+# tlist_foreach (CB_DRAIN + 16), each visited item's body one of WALK_*
+FIRST = ROUNDS + 64
+RANGE = NEAR + 16
+WALK = CB_DRAIN + 16
+WALK_REARM, WALK_REMOVE, WALK_FREE, WALK_LATER, WALK_RANGE, WALK_NOTHING = range(6)
+
 # Callback actions (target.c, fz_callback).
 CB_REARM_SELF, CB_INSERT, CB_RESCHEDULE, CB_REMOVE, CB_FREE, CB_FREE_SELF = range(6)
 
@@ -125,6 +133,20 @@ SEEDS = {
                   [RESERVE, 30], [RESERVE_FAIL_ALL, 38],
                   *[[INSERT, 23 + i] + scale(2, i) for i in range(8)],
                   [POP] + scale(3, 2), [DRAIN, 7], [NEXT_ROUND], [CB_DRAIN] + end(0), [NEXT]),
+    # v2.1: periodic timers re-armed while walking the due list with
+    # tlist_foreach, a handler cancelling a later due item, removes and
+    # frees of the current one; first() over ties; reschedule_range inside
+    # its window (nothing changes) and outside it
+    'v21': prog(16, small(0),
+                *[[INSERT, i] + after(10) for i in range(8)],
+                [FIRST], [REMOVE, 0], [FIRST], [RANGE, 1, 5, 5], [FIRST], [RANGE, 2, 0, 0], [FIRST],
+                # due 1..7: 1 re-armed, 2 cancels 3 (WALK_LATER + 6: the 8 bit
+                # selects remove), 4 removed, 5 freed, 6 ranged, 7 left due
+                [WALK] + after(10)
+                + [WALK_REARM] + after(20) + [WALK_LATER + 6, 0]
+                + [WALK_REMOVE] + [WALK_FREE] + [WALK_RANGE] + after(15) + after(25)
+                + [WALK_NOTHING],
+                [DRAIN, 7], [NEXT], [FIRST], [POP] + after(40), [DRAIN, 7], [FIRST]),
 }
 
 

@@ -11,7 +11,9 @@
  *       prints each operation and the state after it.
  *
  * The operations include v2's next_expiry (alone, and as an event loop's
- * round: t = next_expiry(); pop(t)) and reserve, and every pop's sequence is
+ * round: t = next_expiry(); pop(t)) and reserve, v2.1's first,
+ * reschedule_range and tlist_foreach walks whose bodies re-arm, remove or
+ * free the item and take later ones out, and every pop's sequence is
  * compared item by item (one order for every kind).
  *
  * The input is a program. Its first byte sizes the pool of items (1..312),
@@ -182,6 +184,40 @@ static void fz_callback(struct th *h, size_t self)
     }
 }
 
+/* The body of a tlist_foreach walk over the due list (v2.1): re-arm,
+ * remove or free the item itself, take a later due item out, or nothing. */
+static void fz_walk_body(struct th *h, size_t self, void *ctx)
+{
+    unsigned a = fz_byte();
+    long j;
+    (void)ctx;
+    switch (a % 6) {
+    case 0:
+        th_reschedule(h, self, fz_time(h));
+        break;
+    case 1:
+        th_remove(h, self);
+        break;
+    case 2:
+        th_free_item(h, self);
+        break;
+    case 3:
+        if ((j = th_due_after(h, self, fz_byte())) >= 0) {
+            if (a & 8)
+                th_remove(h, (size_t)j);
+            else
+                th_reschedule(h, (size_t)j, fz_time(h));
+        }
+        break;
+    case 4:
+        th_reschedule_range(h, self, fz_time(h), fz_time(h));
+        break;
+    default:
+        break;
+    }
+    th_verify(h);
+}
+
 static void fz_step(struct th *h)
 {
     unsigned op = fz_byte(), k;
@@ -208,9 +244,14 @@ static void fz_step(struct th *h)
         for (k = 1 + fz_byte() % 8; k > 0 && th_drain_one(h) >= 0; k--)
             th_verify(h);
         break;
-    case 5: /* pop, then drain everything through callbacks (0..3 each) */
+    case 5: /* pop, then drain everything through callbacks (0..3 each);
+               +16: walk the due list with tlist_foreach instead */
         th_pop(h, fz_time(h));
         th_verify(h);
+        if (op & 16) {
+            th_walk_due(h, fz_walk_body, NULL);
+            break;
+        }
         while ((id = th_drain_one(h)) >= 0) {
             for (k = fz_byte() % 4; k > 0; k--) {
                 fz_callback(h, (size_t)id);
@@ -219,8 +260,10 @@ static void fz_step(struct th *h)
         }
         break;
     case 6: /* the 11-round min_time guarantee (one round for set and heap);
-               +16: next_expiry, +32: an event loop's round on it */
-        if (op & 16)
+               +16: next_expiry, +32: an event loop's round on it, +64: first */
+        if (op & 64)
+            th_first(h);
+        else if (op & 16)
             th_next_expiry(h);
         else if (op & 32)
             th_next_expiry_round(h);
@@ -271,10 +314,16 @@ static void fz_step(struct th *h)
             th_verify(h);
         }
         break;
-    case 14: /* push a timeout back or forward a little: may stay in its slot */
+    case 14: /* push a timeout back or forward a little: may stay in its slot;
+                +16: reschedule_range around its expiry (often nothing changes) */
         i = fz_item(h);
         t = h->m[i].state != TH_IDLE ? h->m[i].expire : h->clock;
-        th_reschedule(h, i, fz_add(t, fz_small()));
+        if (op & 16) {
+            int64_t lo = fz_add(t, -(int64_t)fz_byte());
+            th_reschedule_range(h, i, lo, fz_add(t, fz_small()));
+        } else {
+            th_reschedule(h, i, fz_add(t, fz_small()));
+        }
         break;
     default: /* pop just before, at or just after an item's expiry */
         i = fz_item(h);
