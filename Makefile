@@ -11,6 +11,8 @@
 # libevent, BSD tree.h side by side; SVG charts with gnuplot).
 # make examples builds the programs under examples/ (make test runs their tests).
 # make fuzz (FUZZ_SECONDS=60 per container) and make soak: the long checks.
+# make single-header rewrites timer_containers.h, the five headers in one file
+# (pkg/single_header.sh); make test fails while it is stale.
 # Each directory owns its build; this file only dispatches, and installs:
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the headers, as
@@ -27,7 +29,7 @@
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
 .PHONY: all test check bench examples fuzz soak bench-peers peers-deps plot clean \
-	install uninstall test-pkg
+	install uninstall test-pkg single-header
 
 all: test
 
@@ -65,6 +67,9 @@ clean:
 
 test-pkg:
 	@sh test/pkg.sh all test/build/pkg
+
+single-header:
+	sh pkg/single_header.sh timer_containers.h
 
 # Installation. The version comes from list.h, its one source of truth.
 PREFIX ?= /usr/local
