@@ -19,6 +19,9 @@
 # alone (no date, no path): the same headers give the same bytes.
 
 HEADERS="list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h"
+# sed works on bytes, whatever the caller's locale.
+LC_ALL=C
+export LC_ALL
 
 if [ $# -ne 1 ]; then
     echo "usage: $0 OUT" >&2
