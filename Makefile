@@ -11,6 +11,8 @@
 # libevent, BSD tree.h side by side; SVG charts with gnuplot).
 # make examples builds the programs under examples/ (make test runs their tests).
 # make fuzz (FUZZ_SECONDS=60 per container) and make soak: the long checks.
+# make single-header rewrites timer_containers.h, the five headers in one file
+# (pkg/single_header.sh); make test fails while it is stale.
 # Each directory owns its build; this file only dispatches, and installs:
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the headers, as
@@ -27,7 +29,7 @@
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
 .PHONY: all test check bench examples fuzz soak bench-peers peers-deps plot clean \
-	install uninstall test-pkg
+	install uninstall test-pkg single-header
 
 all: test
 
@@ -66,6 +68,9 @@ clean:
 test-pkg:
 	@sh test/pkg.sh all test/build/pkg
 
+single-header:
+	sh pkg/single_header.sh timer_containers.h
+
 # Installation. The version comes from list.h, its one source of truth.
 PREFIX ?= /usr/local
 INCLUDEDIR ?= $(PREFIX)/include
@@ -74,7 +79,8 @@ PKGCONFIGDIR ?= $(DATADIR)/pkgconfig
 CMAKEDIR ?= $(DATADIR)/cmake/timer_containers
 INSTALL ?= install
 
-HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h
+# timer_containers.h: the other five in one file (make single-header)
+HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h timer_containers.h
 VERSION := $(shell sed -n 's/^.define TIMER_VERSION "\([0-9.]*\)".*/\1/p' list.h)
 
 # The template variables, as CMakeLists.txt and meson.build compute them. A

@@ -4,12 +4,17 @@
  * Built with -Werror: a generated function that a program does not use must
  * not warn (clang's -Wunused-function), and the headers must not clash with
  * each other. Also compiled as C++11, and with -Wconversion.
+ * -DUSE_SINGLE_HEADER: the same through timer_containers.h alone.
  */
+#if defined(USE_SINGLE_HEADER)
+#include "timer_containers.h"
+#else
 #include "list.h"
 #include "bitmap.h"
 #include "timer_set.h"
 #include "timer_heap.h"
 #include "timer_wheel.h"
+#endif
 
 /* DEFINE: a typedef name and a member; prefix conn_set, conn_heap, conn_wheel. */
 typedef struct conn {

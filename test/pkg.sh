@@ -2,7 +2,8 @@
 # pkg.sh ROUTE WORKDIR - check one way of getting the library into a project:
 # install it (into a fresh prefix under WORKDIR, never elsewhere) or add it
 # as a subproject, then build AND run the consumer programs of test/pkg/,
-# which check exact pop results and that TIMER_VERSION is the package's.
+# which check exact pop results and that TIMER_VERSION is the package's
+# (consumer.c twice: through the headers and through timer_containers.h).
 #
 #   make-install      make install PREFIX=...; cc -I<prefix>/include; and with
 #                     DESTDIR, the files land under it, the .pc names PREFIX
@@ -132,7 +133,7 @@ snapshot() {
 from_dir() {
     fd_dir=$1
     shift
-    [ $# -gt 0 ] || fail "the compiler read no timer_wheel.h at all?"
+    [ $# -gt 0 ] || fail "the compiler read no timer_wheel.h or timer_containers.h at all?"
     for fd_path in "$@"; do
         case "$fd_path" in /*) ;; *) fd_path=$BUILD/$fd_path ;; esac
         fd_path=$(realpath -m "$fd_path")
@@ -141,15 +142,18 @@ from_dir() {
         *) fail "the consumer read $fd_path, not the header under $fd_dir" ;;
         esac
     done
-    echo "  (every timer_wheel.h the compiler read is under $fd_dir)"
+    echo "  (every timer_wheel.h and timer_containers.h the compiler read is under $fd_dir)"
 }
 
-# The timer_wheel.h files ninja recorded for the builds in BUILD.
+# The timer_wheel.h and timer_containers.h files ninja recorded for the
+# builds in BUILD.
 ninja_headers() {
-    ninja -C "$BUILD" -t deps | sed -n 's/^ *\(.*timer_wheel\.h\)$/\1/p' | sort -u
+    ninja -C "$BUILD" -t deps | sed -n -e 's/^ *\(.*timer_wheel\.h\)$/\1/p' \
+        -e 's/^ *\(.*timer_containers\.h\)$/\1/p' | sort -u
 }
 
-# cc_consumer OUT DEFINE-VERSION FLAGS...: build consumer.c directly.
+# cc_consumer OUT DEFINE-VERSION FLAGS...: build consumer.c directly (with
+# -DUSE_SINGLE_HEADER among FLAGS, through timer_containers.h alone).
 cc_consumer() {
     cc_out=$1
     cc_version=$2
@@ -158,7 +162,7 @@ cc_consumer() {
     BUILD=$W
     # shellcheck disable=SC2046 # the dependency list is words
     from_dir "$PREFIX/include/timer_containers" $("$CC" $WARN "$@" -DEXPECTED_VERSION='""' -M \
-        "$CONSUMER/consumer.c" | tr ' \\' '\n\n' | grep 'timer_wheel\.h$')
+        "$CONSUMER/consumer.c" | tr ' \\' '\n\n' | grep -E 'timer_(wheel|containers)\.h$')
 }
 
 # tree DIR: every file and directory under DIR with its mode, sorted.
@@ -188,13 +192,16 @@ make-install)
     run make -C "$ROOT" install PREFIX="$PREFIX"
     for f in include/timer_containers/list.h include/timer_containers/bitmap.h \
         include/timer_containers/timer_set.h include/timer_containers/timer_heap.h \
-        include/timer_containers/timer_wheel.h share/pkgconfig/timer-containers.pc \
+        include/timer_containers/timer_wheel.h include/timer_containers/timer_containers.h \
+        share/pkgconfig/timer-containers.pc \
         share/cmake/timer_containers/timer_containersConfig.cmake \
         share/cmake/timer_containers/timer_containersConfigVersion.cmake; do
         [ -f "$PREFIX/$f" ] || fail "make install did not install $f"
     done
     cc_consumer "$W/consumer" "$VERSION" -I"$PREFIX/include"
     exec_ok "$W/consumer"
+    cc_consumer "$W/consumer_single" "$VERSION" -I"$PREFIX/include" -DUSE_SINGLE_HEADER
+    exec_ok "$W/consumer_single"
     # Staged: files under DESTDIR, nothing of DESTDIR in the files.
     run make -C "$ROOT" install PREFIX=/opt/timer-containers DESTDIR="$W/stage"
     [ -f "$W/stage/opt/timer-containers/include/timer_containers/timer_wheel.h" ] ||
@@ -224,6 +231,9 @@ pkg-config)
     # shellcheck disable=SC2086 # cflags are words
     cc_consumer "$W/consumer" "$pc_version" $cflags
     exec_ok "$W/consumer"
+    # shellcheck disable=SC2086 # cflags are words
+    cc_consumer "$W/consumer_single" "$pc_version" $cflags -DUSE_SINGLE_HEADER
+    exec_ok "$W/consumer_single"
     ;;
 
 find_package)
@@ -241,6 +251,7 @@ find_package)
         # shellcheck disable=SC2046
         from_dir "$p/include/timer_containers" $(ninja_headers)
         exec_ok "$BUILD/consumer"
+        exec_ok "$BUILD/consumer_single"
         [ "$p" = "$PREFIX" ] && run mv "$PREFIX" "$W/moved"
     done
     ;;
@@ -256,6 +267,7 @@ add_subdirectory)
     # shellcheck disable=SC2046
     from_dir "$W" $(ninja_headers)
     exec_ok "$BUILD/consumer"
+    exec_ok "$BUILD/consumer_single"
     exec_ok "$BUILD/quote"
     run cmake --install "$BUILD" --prefix "$W/parent-prefix"
     [ -z "$(find "$W/parent-prefix" -type f 2>/dev/null)" ] ||
@@ -275,6 +287,7 @@ fetchcontent)
     # shellcheck disable=SC2046
     from_dir "$BUILD/_deps" $(ninja_headers)
     exec_ok "$BUILD/consumer"
+    exec_ok "$BUILD/consumer_single"
     exec_ok "$BUILD/quote"
     ;;
 
@@ -292,6 +305,7 @@ meson)
     # shellcheck disable=SC2046
     from_dir "$W" $(ninja_headers)
     exec_ok "$BUILD/consumer"
+    exec_ok "$BUILD/consumer_single"
     exec_ok "$BUILD/quote"
     # meson install of the library itself = make install.
     run meson setup "$W/lib" "$P/subprojects/timer_containers" --prefix=/opt/timer-containers

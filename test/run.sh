@@ -180,6 +180,13 @@ registry() {
     t types-only.own-bool           test  -  build_run types/types_bool "$CC" $C99 -O2 types_bool.c
     t types-only.macros             test  -  types_macros "$CC"
 
+    # timer_containers.h, the five headers in one file: the committed copy is
+    # what make single-header makes of the headers now, and through it alone
+    # every DEFINE form compiles and the types-only pair works, as C and C++.
+    t single-header.fresh           test  -  single_header_fresh
+    t single-header.c99             test  -  single_header c "$CC" $C99
+    t single-header.c++11           test  -  single_header cxx g++ $CXX11 -x c++
+
     # Every way of consuming the library (test/pkg.sh): make install and
     # pkg-config, find_package after cmake --install, add_subdirectory,
     # FetchContent, a meson subproject; identical install trees; one version.
@@ -310,11 +317,34 @@ strict_all() {
     done
 }
 
-# Each header compiles alone: it includes what it uses.
+# Each header compiles alone: it includes what it uses. timer_containers.h
+# stands for all five, so it reads no other header of ours (-MM lists the
+# headers read, less the system's).
 self_contained() {
-    for h in list bitmap timer_set timer_heap timer_wheel; do
+    for h in list bitmap timer_set timer_heap timer_wheel timer_containers; do
         echo "#include \"$h.h\"" | $1 $C99 -x c -c -o /dev/null - || return 1
     done
+    sc_read=$(echo '#include "timer_containers.h"' | $1 $C99 -x c -MM - | tr ' \\' '\n\n' | grep '\.h$')
+    [ "$sc_read" = ../timer_containers.h ] || { echo "timer_containers.h reads other headers:" $sc_read; return 1; }
+}
+
+# The committed timer_containers.h is what make single-header makes of the
+# headers as they are.
+single_header_fresh() {
+    mkdir -p "$B/single-header" &&
+        sh ../pkg/single_header.sh "$B/single-header/timer_containers.h" || return 1
+    cmp "$B/single-header/timer_containers.h" ../timer_containers.h ||
+        { echo "timer_containers.h is stale: run make single-header"; return 1; }
+}
+
+# single_header NAME COMPILER FLAGS...: headers.c (every DEFINE form) through
+# timer_containers.h alone, and the types-only pair through it, built and run.
+single_header() {
+    sh_name=$1
+    sh_cc=$2
+    shift 2
+    $sh_cc "$@" -DUSE_SINGLE_HEADER -O2 -c -o /dev/null headers.c &&
+        build_run "single-header/types_$sh_name" "$sh_cc" "$@" -DUSE_SINGLE_HEADER -O2 types_a.c types_b.c
 }
 
 # headers.c instantiates every DEFINE form and calls nothing.

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(TIMER_WHEEL_H) || defined(TIMER_HEAP_H) || defined(TIMER_SET_H) || defined(TIMER_LIST_H)
+#if defined(TIMER_WHEEL_H) || defined(TIMER_HEAP_H) || defined(TIMER_SET_H) || defined(TIMER_LIST_H) || \
+    defined(TIMER_BITMAP_H)
 #error "TIMER_TYPES_ONLY brought in functions"
 #endif
 

@@ -1,9 +1,13 @@
 /* types_b.c - the one file that brings in the functions: the full headers
  * after the public one, and DEFINE_FUNCTIONS for each container type. */
 #include "types_pub.h"
+#if defined(USE_SINGLE_HEADER)
+#include "timer_containers.h"
+#else
 #include "timer_set.h"
 #include "timer_heap.h"
 #include "timer_wheel.h"
+#endif
 
 TIMER_WHEEL_DEFINE_FUNCTIONS(srv_idle_timers, struct srv_conn, idle)
 TIMER_HEAP_DEFINE_FUNCTIONS(srv_request_timers, struct srv_conn, request)

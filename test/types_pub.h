@@ -1,14 +1,19 @@
 /* types_pub.h - a library's public header that embeds timer nodes and holds
  * timer containers, and brings in no function (contract v2, "types without
  * functions"). types_a.c includes only this; types_b.c includes it and then
- * the full headers, and expands the functions in one place. */
+ * the full headers, and expands the functions in one place. -DUSE_SINGLE_HEADER:
+ * the same through timer_containers.h, the five headers in one file. */
 #ifndef TYPES_PUB_H
 #define TYPES_PUB_H
 
 #define TIMER_TYPES_ONLY
+#if defined(USE_SINGLE_HEADER)
+#include "timer_containers.h"
+#else
 #include "timer_set.h"
 #include "timer_heap.h"
 #include "timer_wheel.h"
+#endif
 #undef TIMER_TYPES_ONLY
 
 TIMER_WHEEL_DEFINE_TYPE(srv_idle_timers)

@@ -2,10 +2,18 @@
  * the headers as <timer_containers/...>, instantiates each container, pops a
  * few timers, and checks the exact result and the version. Exit 0: all
  * correct. test/pkg.sh builds it with -DEXPECTED_VERSION='"X.Y.Z"', a version
- * read from the package (pkg-config, find_package, meson) or from list.h. */
+ * read from the package (pkg-config, find_package, meson) or from list.h, and
+ * again with -DUSE_SINGLE_HEADER (consumer_single): the same program through
+ * <timer_containers/timer_containers.h>, the five headers in one file. */
+#if defined(USE_SINGLE_HEADER)
+#include <timer_containers/timer_containers.h>
+#define CONSUMER_NAME "consumer_single"
+#else
 #include <timer_containers/timer_wheel.h>
 #include <timer_containers/timer_heap.h>
 #include <timer_containers/timer_set.h>
+#define CONSUMER_NAME "consumer"
+#endif
 
 #include <stdio.h>
 #include <string.h>
@@ -105,7 +113,7 @@ int main(void)
              TIMER_VERSION_PATCH);
     expect(strcmp(TIMER_VERSION, EXPECTED_VERSION) == 0, "version", "TIMER_VERSION differs from the package's");
     expect(strcmp(parts, TIMER_VERSION) == 0, "version", "MAJOR.MINOR.PATCH differ from TIMER_VERSION");
-    printf("%s: timer_containers %s (expected %s): %s\n", "consumer", TIMER_VERSION, EXPECTED_VERSION,
+    printf("%s: timer_containers %s (expected %s): %s\n", CONSUMER_NAME, TIMER_VERSION, EXPECTED_VERSION,
            failures ? "FAILED" : "ok");
     return failures != 0;
 }
