@@ -24,8 +24,8 @@
  *     struct tlist out = {0};                    // or tlist_init(&out)
  *     struct tlist *link;
  *     conn_wheel_pop(&wheel, now, &out);
- *     while ((link = tlist_pop_front(&out)) != NULL) {
- *         conn *c = conn_wheel_entry(link);      // idle again: may be re-inserted or freed
+ *     tlist_drain(link, &out) {                  // each link is off the list first
+ *         conn *c = conn_wheel_entry(link);      // idle again: may be re-armed or freed
  *         ...
  *     }
  *
@@ -40,22 +40,30 @@
  *   struct tlist *tlist_pop_front(struct tlist *head);         NULL when empty; link unlinked
  *   void          tlist_splice_back(struct tlist *dst, struct tlist *src);
  *                                                   move all of src to dst's end; src empty
- *   tlist_entry(link, type, member)           the item that embeds `link` as `member`
- *   tlist_foreach(pos, head)                  iterate; the body must not unlink pos
- *   tlist_foreach_safe(pos, tmp, head)        iterate; the body may unlink pos
+ *   tlist_entry(link, type, member)     the item that embeds `link` as `member`
+ *   tlist_drain(pos, head) { ... }      take each link off the front until head is
+ *                                       empty: the body may do anything (the way to
+ *                                       handle due items); pos is a struct tlist *
+ *   tlist_foreach(pos, head) { ... }    walk without taking links off: the body may
+ *                                       unlink, remove, re-arm or free pos itself and
+ *                                       remove any later link; taking out a link
+ *                                       already walked is not followed (an assert
+ *                                       says so where it can tell): use tlist_drain
+ *   tlist_foreach_safe(pos, tmp, head)  walk; the body may unlink pos (only)
  *
  * Pushing a link that is already in a list corrupts both lists (assert in
  * debug builds). Removing an unlinked link is a no-op.
  *
  * What every timer header shares lives here too:
  *   TIMER_NEVER                 INT64_MAX: "no expiry"; see the container headers
- *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("2.0.0")
+ *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("2.1.0")
  *   TIMER_TYPES_ONLY            defined before including any timer header: only
  *                               the types (nodes, containers, struct tlist) and
- *                               the TIMER_*_DEFINE_TYPE macros, no function, so a
- *                               public header can embed nodes and containers;
- *                               #undef it afterwards if you defined it (see
- *                               README, "Types in a public header")
+ *                               the TIMER_*_DEFINE_TYPE macros, no function, no
+ *                               bool and no macro without a TIMER_ or TLIST_
+ *                               prefix, so a public header can embed nodes and
+ *                               containers; #undef it afterwards if you defined
+ *                               it (see README, "Types in a public header")
  *   TIMER_DEBUG                 defined before the first timer header of a
  *                               translation unit: every generated call
  *                               that changes a container runs its check() after,
@@ -68,30 +76,20 @@
  */
 
 /* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
+/* What a public header gets: no <stdbool.h> (so no bool, true or false) and
+ * no macro without the TIMER_ or TLIST_ prefix; the functions' helpers
+ * (TIMER_INLINE_, ...) come with the functions. */
 #ifndef TIMER_LIST_TYPES_H
 #define TIMER_LIST_TYPES_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define TIMER_INLINE_ static inline __attribute__((unused))
-/* A rare path kept out of its caller, so the common path stays short. */
-#define TIMER_NOINLINE_ static __attribute__((unused, noinline))
-#elif defined(_MSC_VER)
-#define TIMER_INLINE_ static inline
-#define TIMER_NOINLINE_ static __declspec(noinline)
-#else
-#define TIMER_INLINE_ static inline
-#define TIMER_NOINLINE_ static
-#endif
-
 /* The library's version, from every header (each includes this one). */
 #define TIMER_VERSION_MAJOR 2
-#define TIMER_VERSION_MINOR 0
+#define TIMER_VERSION_MINOR 1
 #define TIMER_VERSION_PATCH 0
-#define TIMER_VERSION "2.0.0"
+#define TIMER_VERSION "2.1.0"
 
 /* The "no expiry" time: what min_time and next_expiry return for an empty
  * container, and also a valid expiry (an item there pops only at
@@ -109,9 +107,44 @@ struct tlist {
 #define TIMER_LIST_H
 
 #include <assert.h>
+#include <errno.h>
+#include <stdbool.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define TIMER_INLINE_ static inline __attribute__((unused))
+/* A rare path kept out of its caller, so the common path stays short. */
+#define TIMER_NOINLINE_ static __attribute__((unused, noinline))
+#elif defined(_MSC_VER)
+#define TIMER_INLINE_ static inline
+#define TIMER_NOINLINE_ static __declspec(noinline)
+#else
+#define TIMER_INLINE_ static inline
+#define TIMER_NOINLINE_ static
+#endif
+
+/* C++ with -Wold-style-cast: the casts inside the headers' own functions
+ * are C (the headers are C99 first) and stay quiet between these two
+ * marks, which each header puts around its functions; the macros that
+ * expand in the user's code (tlist_entry, the DEFINEs) use C++ casts there
+ * instead (TIMER_CAST_). */
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#define TIMER_FUNCTIONS_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"")
+#define TIMER_FUNCTIONS_END_ _Pragma("GCC diagnostic pop")
+#else
+#define TIMER_FUNCTIONS_BEGIN_
+#define TIMER_FUNCTIONS_END_
+#endif
+#if defined(__cplusplus)
+#define TIMER_CAST_(type, expr) (static_cast<type>(expr))
+#define tlist_entry(link, type, member) \
+    (reinterpret_cast<type *>(reinterpret_cast<uintptr_t>(link) - offsetof(type, member)))
+#else
+#define TIMER_CAST_(type, expr) ((type)(expr))
 #define tlist_entry(link, type, member) \
     ((type *)(void *)((char *)(link) - offsetof(type, member)))
+#endif
+
+TIMER_FUNCTIONS_BEGIN_
 
 /* The first link of a list, or the head itself when the list is empty
  * (zeroed or inited). It takes a const head too, as tlist_foreach does:
@@ -127,8 +160,34 @@ TIMER_INLINE_ struct tlist *tlist_last_(struct tlist *head)
     return head->prev != NULL ? head->prev : head;
 }
 
-#define tlist_foreach(pos, head) \
-    for ((pos) = tlist_first_(head); (pos) != (head); (pos) = (pos)->next)
+/* tlist_foreach's step. prev is the link visited before pos (or the head).
+ * A body that left pos in place leaves prev->next == pos: go on from pos.
+ * One that took pos out (unlinked, removed, re-armed into a container,
+ * freed) changed prev->next to what now follows: go on from there, without
+ * reading pos. So both follow any later item the body removed, too. What
+ * cannot be followed is a body that took prev itself out. */
+TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist *pos)
+{
+    const struct tlist *p = *prev;
+    assert(p->next != NULL && "tlist_foreach: the body took an item already visited out of the list; "
+                              "walk a due list with tlist_drain instead");
+    if (p->next != pos)
+        return p->next;
+    *prev = pos;
+    return pos->next;
+}
+
+/* The walk's own variable, one per source line, so that nested walks (on
+ * different lines) do not shadow each other. */
+#define TLIST_CAT2_(a, b) a##b
+#define TLIST_CAT_(a, b) TLIST_CAT2_(a, b)
+#define TLIST_PREV_ TLIST_CAT_(tlist_prev_, __LINE__)
+
+#define tlist_foreach(pos, head)                                                             \
+    for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)); (pos) != (head); \
+         (pos) = tlist_foreach_next_(&TLIST_PREV_, (pos)))
+
+#define tlist_drain(pos, head) for (; ((pos) = tlist_pop_front(head)) != NULL;)
 
 #define tlist_foreach_safe(pos, tmp, head) \
     for ((pos) = tlist_first_(head), (tmp) = (pos)->next; (pos) != (head); \
@@ -298,7 +357,10 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
  *   int     core_reschedule(C *, int64_t expire, N *);
  *   bool    core_remove(C *, N *);                  (N may be NULL: false)
  *   size_t  core_pop(C *, int64_t now, struct tlist *out);
- *   int64_t core_min_time(const C *);             int64_t core_next_expiry(C *);
+ *   int64_t core_min_time(const C *);             int64_t core_next_expiry(const C *);
+ *   N      *core_first(const C *);                (the wheel may reorganise itself
+ *                                                 inside both: logically const)
+ *   size_t  core_visit(const C *, void (*fn)(N *, void *), void *arg);
  *   int     core_reserve(C *, size_t n);
  *   const char *core_check(const C *);            O(n): NULL, or what is broken
  *   bool    core_owns_(const C *, const N *);     false only if N is pending in
@@ -307,7 +369,8 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
  *   int64_t core_node_expire(const N *);          (all three accept NULL)
  *   size_t  C.count                               the pending items
  * and every N begins with the struct tlist that links it into a result list
- * while due, so a result list's link is also its item's node. */
+ * while due, so a result list's link is also its item's node.
+ * reschedule_range is written once, here, over that interface. */
 #define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
     TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
     { core##_init(&timer_c_->field, timer_now_); TIMER_AFTER_(core, &timer_c_->field, #name "_init"); }               \
@@ -323,6 +386,12 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
         TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_reschedule");                   \
         timer_r_ = core##_reschedule(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
         TIMER_AFTER_(core, &timer_c_->field, #name "_reschedule"); return timer_r_; }                                 \
+    TIMER_INLINE_ int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, type *timer_item_) \
+    {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
+        TIMER_OWNS_(core, &timer_c_->field, &timer_item_->member, #name "_reschedule_range");                         \
+        if (core##_node_pending(&timer_item_->member) && core##_node_expire(&timer_item_->member) >= timer_lo_ &&      \
+            core##_node_expire(&timer_item_->member) <= timer_hi_) return 0;                                          \
+        return name##_reschedule(timer_c_, timer_hi_, timer_item_); }                                                 \
     TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
     {   bool timer_r_;                                                                                                \
         TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_remove");                       \
@@ -331,9 +400,23 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
     TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
     {   size_t timer_r_ = core##_pop(&timer_c_->field, timer_now_, timer_out_);                                       \
         TIMER_AFTER_(core, &timer_c_->field, #name "_pop"); return timer_r_; }                                        \
-    TIMER_INLINE_ int64_t name##_next_expiry(name *timer_c_)                                                          \
+    TIMER_INLINE_ int64_t name##_next_expiry(const name *timer_c_)                                                    \
     {   int64_t timer_r_ = core##_next_expiry(&timer_c_->field);                                                      \
         TIMER_AFTER_(core, &timer_c_->field, #name "_next_expiry"); return timer_r_; }                                \
+    TIMER_INLINE_ type *name##_first(const name *timer_c_)                                                            \
+    {   struct core##_node *timer_n_ = core##_first(&timer_c_->field);                                                \
+        TIMER_AFTER_(core, &timer_c_->field, #name "_first");                                                         \
+        return timer_n_ ? tlist_entry(timer_n_, type, member) : NULL; }                                               \
+    struct name##_visitor_ { void (*fn)(type *, void *); void *arg; };                                                \
+    TIMER_INLINE_ void name##_visit_one_(struct core##_node *timer_n_, void *timer_v_)                                \
+    {   const struct name##_visitor_ *timer_f_ = TIMER_CAST_(const struct name##_visitor_ *, timer_v_);               \
+        timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); }                                           \
+    TIMER_INLINE_ size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
+    {   struct name##_visitor_ timer_f_;                                                                              \
+        assert(timer_fn_ != NULL && #name "_visit: fn is NULL");                                                      \
+        if (timer_fn_ == NULL) return 0;                                                                              \
+        timer_f_.fn = timer_fn_; timer_f_.arg = timer_arg_;                                                           \
+        return core##_visit(&timer_c_->field, name##_visit_one_, &timer_f_); }                                        \
     TIMER_INLINE_ int name##_reserve(name *timer_c_, size_t timer_n_)                                                 \
     {   int timer_r_ = core##_reserve(&timer_c_->field, timer_n_);                                                    \
         TIMER_AFTER_(core, &timer_c_->field, #name "_reserve"); return timer_r_; }                                    \
@@ -348,6 +431,8 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
     TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
     { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
     TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(&timer_c_->field); }
+
+TIMER_FUNCTIONS_END_
 
 #endif /* TIMER_LIST_H */
 
@@ -407,6 +492,12 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
 #endif
 
 #define TBITMAP_WORDS(nbits) (((nbits) + 63) / 64)
+
+/* C++ with -Wold-style-cast: these functions' casts are C; keep them quiet. */
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#endif
 
 TBITMAP_INLINE_ unsigned tbitmap_lowest(uint64_t x)
 {
@@ -503,6 +594,10 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
     return from < to ? from : to;
 }
 
+#if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC diagnostic pop
+#endif
+
 #endif /* TIMER_BITMAP_H */
 #endif /* !TIMER_TYPES_ONLY */
 
@@ -518,12 +613,12 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *
  *     job_set s;
  *     struct tlist due = {0};                         // zeroed: an empty list
- *     job *j;
+ *     struct tlist *link;
  *     job_set_init(&s, now);
  *     job_set_insert(&s, now + 250, &some_job);       // 0, or -EINVAL / -EBUSY
  *     job_set_pop(&s, now, &due);                     // expired, in order, FIFO on ties
- *     while ((j = job_set_entry(tlist_pop_front(&due))) != NULL)
- *         run(j);
+ *     tlist_drain(link, &due)                         // each off the list first: may re-arm
+ *         run(job_set_entry(link));
  *
  * Generated API (NAME = TYPE_set, or the name given to TIMER_SET_DEFINE_NAMED):
  *   void    NAME_init(NAME *c, int64_t now);     empty, clock = now (< 0 taken as 0)
@@ -531,10 +626,17 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *   void    NAME_destroy(NAME *c);               same as clear (the set owns no memory)
  *   int     NAME_insert(NAME *c, int64_t expire, TYPE *item);      idle -> pending
  *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
+ *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
+ *                                                pending within [earliest, latest]: 0, no
+ *                                                change; else reschedule(c, latest, item)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
- *   int64_t NAME_next_expiry(NAME *c);           exact earliest expiry, TIMER_NEVER if empty
+ *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
  *   int64_t NAME_min_time(const NAME *c);        the same (the set's min is always exact)
+ *   TYPE   *NAME_first(const NAME *c);           the item pop hands out first; NULL if empty
+ *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
+ *                                                fn(item, arg) for each pending item, in
+ *                                                pop order; fn must not change c
  *   int     NAME_reserve(NAME *c, size_t n);     0: the set never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -544,8 +646,8 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *                                                (an idle item: its last one; NULL: TIMER_NEVER)
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
- * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
- * pending or due item).
+ * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
+ * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due item).
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
@@ -561,11 +663,13 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * the latest item's or before the earliest's (timers with one fixed delay
  * arrive in expiry order: they append at the right end without a search);
  * remove O(log n) (O(1) amortised rebalancing); pop O(1) amortised per item;
- * min_time O(1). Node: three words and the expiry (32 bytes on 64-bit).
+ * min_time, next_expiry and first O(1); visit O(n). Node: three words and
+ * the expiry (32 bytes on 64-bit).
  *
- * Misuse that is not detected: an item freed while pending (remove it
- * first); remove() or reschedule() with a set other than the one holding
- * the item (TIMER_DEBUG reports it before anything changes). A user type
+ * Misuse: an item freed while pending is not detected (remove it first);
+ * remove() or reschedule() with a set other than the one holding the item
+ * aborts in builds with asserts (O(log n): the walk from the item to its
+ * tree's root), before anything changes; TIMER_DEBUG reports it too. A user type
  * named `timer` would make TIMER_SET_DEFINE's `timer_set` clash with this
  * header's own names: use the _NAMED form.
  */
@@ -611,6 +715,8 @@ struct timer_set {
 #include <errno.h>
 #include <stddef.h>
 #include <stdbool.h>
+
+TIMER_FUNCTIONS_BEGIN_
 
 #define TIMER_SET_BLACK_ ((uintptr_t)1)
 #define TIMER_SET_IN_TREE_ ((uintptr_t)2)
@@ -881,6 +987,17 @@ TIMER_INLINE_ int timer_set_insert(struct timer_set *s, int64_t expire, struct t
     return 0;
 }
 
+/* False only when n is pending in another tree: its root is not s's.
+ * O(log n): remove and reschedule assert it, TIMER_DEBUG checks it first. */
+TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer_set_node *n)
+{
+    if (!timer_set_node_pending(n))
+        return true;
+    while (timer_set_parent_(n) != NULL)
+        n = timer_set_parent_(n);
+    return n == s->root;
+}
+
 /* Make a pending or due node idle; false if it already was. */
 TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node *n)
 {
@@ -898,6 +1015,7 @@ TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node 
 
 TIMER_INLINE_ bool timer_set_remove(struct timer_set *s, struct timer_set_node *n)
 {
+    assert(timer_set_owns_(s, n) && "timer_set_remove: the item is pending in another set, not this one");
     return n != NULL && timer_set_unlink_(s, n);
 }
 
@@ -905,6 +1023,7 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
+    assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is pending in another set, not this one");
     timer_set_unlink_(s, n);
     timer_set_add_(s, expire, n);
     return 0;
@@ -932,9 +1051,35 @@ TIMER_INLINE_ int64_t timer_set_min_time(const struct timer_set *s)
     return s->first ? s->first->expire : TIMER_NEVER;
 }
 
-TIMER_INLINE_ int64_t timer_set_next_expiry(struct timer_set *s)
+TIMER_INLINE_ int64_t timer_set_next_expiry(const struct timer_set *s)
 {
     return timer_set_min_time(s);
+}
+
+TIMER_INLINE_ struct timer_set_node *timer_set_first(const struct timer_set *s)
+{
+    return s->first;
+}
+
+/* In pop order: from the earliest, each node's successor (the leftmost of
+ * its later subtree, or the first ancestor it is earlier than), taken
+ * before fn runs; O(n) in all, no stack. */
+TIMER_INLINE_ size_t timer_set_visit(const struct timer_set *s, void (*fn)(struct timer_set_node *, void *), void *arg)
+{
+    struct timer_set_node *n = s->first, *next, *p;
+    while (n != NULL) {
+        if ((next = n->u.child[1]) != NULL) {
+            while (next->u.child[0] != NULL)
+                next = next->u.child[0];
+        } else {
+            for (next = n; (p = timer_set_parent_(next)) != NULL && p->u.child[1] == next; next = p)
+                ;
+            next = p;
+        }
+        fn(n, arg);
+        n = next;
+    }
+    return s->count;
 }
 
 /* The set never allocates: room for any number of items is always there. */
@@ -972,17 +1117,6 @@ TIMER_INLINE_ void timer_set_clear(struct timer_set *s)
 TIMER_INLINE_ void timer_set_destroy(struct timer_set *s)
 {
     timer_set_clear(s);
-}
-
-/* False only when n is pending in another tree: its root is not s's.
- * O(log n); TIMER_DEBUG calls it. */
-TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer_set_node *n)
-{
-    if (!timer_set_node_pending(n))
-        return true;
-    while (timer_set_parent_(n) != NULL)
-        n = timer_set_parent_(n);
-    return n == s->root;
 }
 
 /* Black height of the subtree at n, or -1 with *why set when a rule breaks. */
@@ -1062,6 +1196,8 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
 
 #define TIMER_SET_DEFINE(type, member) TIMER_SET_DEFINE_NAMED(type##_set, type, member)
 
+TIMER_FUNCTIONS_END_
+
 #endif /* TIMER_SET_H */
 
 /* ==== timer_heap.h ==== */
@@ -1075,13 +1211,13 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
  *
  *     req_heap h;
  *     struct tlist due = {0};                      // zeroed: an empty list
- *     req *r;
  *     req_heap_init(&h, now);                      // allocates nothing yet
  *     if (req_heap_reserve(&h, 10000) != 0) ...    // optional: inserts up to 10000 cannot fail
  *     if (req_heap_insert(&h, now + 30, &some_req) == -ENOMEM) ...
+ *     struct tlist *link;
  *     req_heap_pop(&h, now, &due);                 // expired, in expiry order, FIFO on ties
- *     while ((r = req_heap_entry(tlist_pop_front(&due))) != NULL)
- *         fail_request(r);
+ *     tlist_drain(link, &due)                      // each off the list first: may re-arm
+ *         fail_request(req_heap_entry(link));
  *     req_heap_destroy(&h);                        // frees the array
  *
  * Generated API (NAME = TYPE_heap, or the name given to TIMER_HEAP_DEFINE_NAMED):
@@ -1090,10 +1226,17 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
  *   void    NAME_destroy(NAME *c);               clear and free the array; may init again
  *   int     NAME_insert(NAME *c, int64_t expire, TYPE *item);      idle -> pending
  *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
+ *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
+ *                                                pending within [earliest, latest]: 0, no
+ *                                                change; else reschedule(c, latest, item)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
- *   int64_t NAME_next_expiry(NAME *c);           exact earliest expiry, TIMER_NEVER if empty
+ *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
  *   int64_t NAME_min_time(const NAME *c);        the same (the heap's min is always exact)
+ *   TYPE   *NAME_first(const NAME *c);           the item pop hands out first; NULL if empty
+ *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
+ *                                                fn(item, arg) for each pending item, in
+ *                                                array order; fn must not change c
  *   int     NAME_reserve(NAME *c, size_t n);     room for n pending items: 0 or -ENOMEM
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -1103,10 +1246,12 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
  *                                                (an idle item: its last one; NULL: TIMER_NEVER)
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
- * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
- * pending or due item), -ENOMEM (the array could not grow). Reschedule of a
- * pending item never allocates, so it never fails with -ENOMEM; after
- * reserve(n), inserts cannot fail while at most n items are pending.
+ * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
+ * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
+ * item), -ENOMEM (the array could not grow: insert, or reschedule of an idle
+ * or due item). Reschedule of a pending item never allocates, so it never
+ * fails with -ENOMEM; after reserve(n), inserts cannot fail while at most n
+ * items are pending.
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
@@ -1127,28 +1272,30 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
  * item, a likely cache miss. (Measured at 1M timers, ordered-insert protocol: remove
  * 50 ns with 8 children, 68 with 4, 108 with 2.) The array doubles when full and halves when a
  * quarter full, never below what reserve asked for (a failed shrink is
- * harmless and ignored).
+ * harmless and ignored); reserve grows it at least twofold too, so calling
+ * reserve(size + 1) before every insert is as cheap as not calling it.
  *
- * Order. A heap pops equal keys in no particular order, so each node also
- * carries an arrival number, stored over the part of its link that a
- * pending node does not use (on 64-bit targets the node stays 24 bytes). Sifting compares expiries
- * only; pop gathers each run of equal expiries it takes and, when the run
- * holds more than one item, sorts it by arrival before appending it. So pop
- * appends in non-decreasing expiry and FIFO among equal expiries (insert or
- * reschedule order): the one pop order of every container here, at no cost
- * to a pop whose expiries all differ.
+ * Order. A heap keyed on expiry alone pops equal keys in no particular
+ * order, so each node also carries an arrival number, stored over the part
+ * of its link that a pending node does not use (on 64-bit targets the node
+ * stays 24 bytes), and the heap is ordered by (expiry, arrival). Sifting
+ * compares expiries and reads arrival numbers only where two are equal
+ * (a new arrival, the latest, never needs to). So the root is always the
+ * item pop hands out first, which is what first() returns, and pop appends
+ * in non-decreasing expiry and FIFO among equal expiries (insert or
+ * reschedule order): the one pop order of every container here.
  *
  * Guarantees: pop appends exactly the items with expire <= now, in that
- * order. insert, remove, reschedule O(log n); pop O(log n) per item (plus
- * O(r log r) for a run of r equal expiries); min_time and next_expiry O(1).
+ * order. insert, remove, reschedule O(log n); pop O(log n) per item;
+ * min_time, next_expiry and first O(1); visit O(n).
  * Memory: 16 bytes per array entry on 64-bit targets; after a pop or remove
  * at most max(64, 4n) entries, or twice what reserve asked for (clear keeps
  * the array; destroy frees it).
  *
- * Misuse that is not detected: an item freed while pending (remove it
- * first); remove() or reschedule() with a heap other than the one holding
- * the item (asserted in debug builds; TIMER_DEBUG reports it before anything
- * changes). A user type named `timer` would make TIMER_HEAP_DEFINE's
+ * Misuse: an item freed while pending is not detected (remove it first);
+ * remove() or reschedule() with a heap other than the one holding the item
+ * aborts in builds with asserts (O(1): the item's stored index), before
+ * anything changes; TIMER_DEBUG reports it too. A user type named `timer` would make TIMER_HEAP_DEFINE's
  * `timer_heap` clash with this header's own names: use the _NAMED form.
  */
 
@@ -1205,6 +1352,8 @@ struct timer_heap {
 #include <stddef.h>
 #include <stdbool.h>
 
+TIMER_FUNCTIONS_BEGIN_
+
 #if defined(TIMER_HEAP_REALLOC) != defined(TIMER_HEAP_FREE)
 #error "timer_heap.h: define both TIMER_HEAP_REALLOC and TIMER_HEAP_FREE, or neither"
 #endif
@@ -1222,6 +1371,13 @@ struct timer_heap {
 #error "timer_heap.h: TIMER_HEAP_ARITY must be at least 2"
 #endif
 #define TIMER_HEAP_MIN_CAP 64
+/* The block's loop has a constant trip count: unrolled, it loses its loop
+ * control (gcc and clang both read this pragma). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TIMER_HEAP_UNROLL_ _Pragma("GCC unroll 16")
+#else
+#define TIMER_HEAP_UNROLL_
+#endif
 
 #define timer_heap_node_of_(l) tlist_entry(l, struct timer_heap_node, u.link)
 
@@ -1274,12 +1430,25 @@ TIMER_INLINE_ void timer_heap_place_(struct timer_heap *h, size_t i, struct time
     e.node->u.heap.pos = i + 1;
 }
 
-/* Move the hole at i up until e fits, then place e there. */
-TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
+/* The heap's order: expiry, then arrival. The arrival number lives in the
+ * node and is read only when two expiries are equal. With arrival in the
+ * order, the root is always the item pop hands out first (first() is the
+ * root), and pop just takes roots: equal expiries come out in arrival
+ * order with no sorting. */
+TIMER_INLINE_ bool timer_heap_before_(struct timer_heap_entry x, struct timer_heap_entry y)
+{
+    return x.expire < y.expire || (x.expire == y.expire && x.node->u.heap.seq < y.node->u.heap.seq);
+}
+
+/* Move the hole at i up until e fits, then place e there. A new arrival
+ * (insert, reschedule) is later than every entry of its expiry, so it
+ * stops at an equal one without reading arrival numbers; an entry moved to
+ * fill a hole compares them. */
+TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap *h, size_t i, struct timer_heap_entry e, bool arrival)
 {
     while (i > 0) {
         size_t parent = (i - 1) / TIMER_HEAP_ARITY;
-        if (h->a[parent].expire <= e.expire)
+        if (arrival ? h->a[parent].expire <= e.expire : !timer_heap_before_(e, h->a[parent]))
             break;
         timer_heap_place_(h, i, h->a[parent]);
         i = parent;
@@ -1287,38 +1456,46 @@ TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap *h, size_t i, struct ti
     timer_heap_place_(h, i, e);
 }
 
-/* The index of the smallest key among first .. end-1 (first < end). */
+/* The index of the first entry in heap order among first .. end-1 (first < end). */
 TIMER_INLINE_ size_t timer_heap_min_child_(const struct timer_heap_entry *a, size_t first, size_t end)
 {
     size_t c, best = first;
-    int64_t k = a[first].expire;
     for (c = first + 1; c < end; c++)
-        if (a[c].expire < k) {
-            k = a[c].expire;
+        if (timer_heap_before_(a[c], a[best]))
             best = c;
-        }
     return best;
 }
 
 /* The same over a full block of TIMER_HEAP_ARITY children, the common
  * case: two running minima (even and odd children) halve the chain of
  * dependent compares, and selects replace branches, which keys in no
- * particular order mispredict about twice a level. */
+ * particular order mispredict about twice a level. Expiries only: if the
+ * least expiry is shared, some child equals its lane's running minimum
+ * when it is compared, or the two lanes end equal, and the block is
+ * searched again with arrivals (the tie branch is almost never taken
+ * where expiries differ). */
 TIMER_INLINE_ size_t timer_heap_min_of_block_(const struct timer_heap_entry *a, size_t first)
 {
     const struct timer_heap_entry *c = a + first;
     size_t j, b0 = 0, b1 = 1;
     int64_t k0 = c[0].expire, k1 = c[1].expire;
+    TIMER_HEAP_UNROLL_
     for (j = 2; j + 1 < TIMER_HEAP_ARITY; j += 2) {
+        if (c[j].expire == k0 || c[j + 1].expire == k1)
+            return timer_heap_min_child_(a, first, first + TIMER_HEAP_ARITY);
         b0 = c[j].expire < k0 ? j : b0;
         k0 = c[j].expire < k0 ? c[j].expire : k0;
         b1 = c[j + 1].expire < k1 ? j + 1 : b1;
         k1 = c[j + 1].expire < k1 ? c[j + 1].expire : k1;
     }
     if (TIMER_HEAP_ARITY % 2 != 0) {        /* the odd child out */
+        if (c[j].expire == k0)
+            return timer_heap_min_child_(a, first, first + TIMER_HEAP_ARITY);
         b0 = c[j].expire < k0 ? j : b0;
         k0 = c[j].expire < k0 ? c[j].expire : k0;
     }
+    if (k0 == k1)
+        return timer_heap_min_child_(a, first, first + TIMER_HEAP_ARITY);
     return first + (k1 < k0 ? b1 : b0);
 }
 
@@ -1330,15 +1507,16 @@ TIMER_INLINE_ size_t timer_heap_best_child_(const struct timer_heap *h, size_t f
                                                 : timer_heap_min_child_(h->a, first, h->count);
 }
 
-/* Move the hole at i down until e fits, then place e there. For a
- * reschedule: the rescheduled entry (a timeout pushed back a little)
- * usually belongs at or near where it was. */
+/* Move the hole at i down until e, a new arrival, fits, then place e
+ * there. For a reschedule: the rescheduled entry (a timeout pushed back a
+ * little) usually belongs at or near where it was. As the latest arrival
+ * it goes after every entry of its expiry. */
 TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
 {
     size_t first;
     while ((first = i * TIMER_HEAP_ARITY + 1) < h->count) {
         size_t best = timer_heap_best_child_(h, first);
-        if (e.expire <= h->a[best].expire)
+        if (e.expire < h->a[best].expire)
             break;
         timer_heap_place_(h, i, h->a[best]);
         i = best;
@@ -1361,7 +1539,7 @@ TIMER_INLINE_ void timer_heap_fill_hole_(struct timer_heap *h, size_t i, struct 
         timer_heap_place_(h, i, h->a[best]);
         i = best;
     }
-    timer_heap_sift_up_(h, i, e);
+    timer_heap_sift_up_(h, i, e, false);
 }
 
 /* Resize the array to cap entries; false (and nothing changed) on failure. */
@@ -1405,8 +1583,8 @@ TIMER_INLINE_ void timer_heap_delete_(struct timer_heap *h, size_t i)
     struct timer_heap_entry last = h->a[--h->count];
     if (i == h->count)
         return;
-    if (i > 0 && last.expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
-        timer_heap_sift_up_(h, i, last);
+    if (i > 0 && timer_heap_before_(last, h->a[(i - 1) / TIMER_HEAP_ARITY]))
+        timer_heap_sift_up_(h, i, last, false);
     else
         timer_heap_fill_hole_(h, i, last);
 }
@@ -1419,7 +1597,14 @@ TIMER_INLINE_ void timer_heap_add_(struct timer_heap *h, int64_t expire, struct 
     e.node = n;
     n->expire = expire;
     n->u.heap.seq = ++h->seq;
-    timer_heap_sift_up_(h, h->count++, e);
+    timer_heap_sift_up_(h, h->count++, e, true);
+}
+
+/* False only when n is pending at a position that is not its in h: in
+ * another heap. O(1): remove and reschedule assert it, TIMER_DEBUG checks it first. */
+TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
+{
+    return !timer_heap_node_pending(n) || (n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n);
 }
 
 TIMER_INLINE_ int timer_heap_insert(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
@@ -1442,8 +1627,7 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         tlist_remove(&n->u.link);          /* due: leave the result list */
         return true;
     }
-    assert(n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n &&
-           "timer_heap_remove: item belongs to another heap");
+    assert(timer_heap_owns_(h, n) && "timer_heap_remove: the item is pending in another heap, not this one");
     timer_heap_delete_(h, n->u.heap.pos - 1);
     timer_heap_make_idle_(n);
     timer_heap_shrink_(h);
@@ -1466,117 +1650,34 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     /* Pending: change the key in place and sift whichever way it moved;
      * no allocation. A reschedule is a new arrival. */
     i = n->u.heap.pos - 1;
-    assert(i < h->count && h->a[i].node == n && "timer_heap_reschedule: item belongs to another heap");
+    assert(timer_heap_owns_(h, n) && "timer_heap_reschedule: the item is pending in another heap, not this one");
     e.expire = expire;
     e.node = n;
     n->expire = expire;
     n->u.heap.seq = ++h->seq;
     if (i > 0 && expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
-        timer_heap_sift_up_(h, i, e);
+        timer_heap_sift_up_(h, i, e, true);
     else
         timer_heap_sift_down_(h, i, e);
     return 0;
 }
 
-/* The arrival number of a popped node, chained into a run by link.next (the
- * word that held its position; the number is not overwritten by that). */
-TIMER_INLINE_ uint64_t timer_heap_seq_(const struct tlist *l)
-{
-    const struct timer_heap_node *n = (const struct timer_heap_node *)(const void *)((const char *)l -
-                                                                                     offsetof(struct timer_heap_node, u.link));
-    return n->u.heap.seq;
-}
-
-/* Merge two NULL-terminated chains sorted by arrival. */
-TIMER_INLINE_ struct tlist *timer_heap_merge_(struct tlist *a, struct tlist *b)
-{
-    struct tlist head, *t = &head;
-    while (a != NULL && b != NULL) {
-        if (timer_heap_seq_(a) < timer_heap_seq_(b)) {
-            t->next = a;
-            t = a;
-            a = a->next;
-        } else {
-            t->next = b;
-            t = b;
-            b = b->next;
-        }
-    }
-    t->next = a != NULL ? a : b;
-    return head.next;
-}
-
-/* Hand a run of popped nodes with one expiry (a NULL-terminated chain, in
- * the order the heap gave them) to out in arrival order: a merge sort with
- * bins of 2^i sorted nodes, O(r log r), skipped when the run is one node or
- * already in order. */
-TIMER_INLINE_ void timer_heap_flush_run_(struct tlist *run, struct tlist *out)
-{
-    struct tlist *l, *next;
-    for (l = run; l->next != NULL && timer_heap_seq_(l) < timer_heap_seq_(l->next); l = l->next)
-        ;
-    if (l->next != NULL) {
-        struct tlist *bin[64];
-        size_t i, nbins = 0;
-        while (run != NULL) {
-            struct tlist *carry = run;
-            run = run->next;
-            carry->next = NULL;
-            for (i = 0; i < nbins && bin[i] != NULL; i++) {
-                carry = timer_heap_merge_(bin[i], carry);
-                bin[i] = NULL;
-            }
-            if (i == nbins)
-                nbins++;
-            bin[i] = carry;
-        }
-        for (i = 0; i < nbins; i++)
-            run = bin[i] != NULL ? timer_heap_merge_(bin[i], run) : run;
-    }
-    for (l = run; l != NULL; l = next) {
-        next = l->next;
-        timer_heap_make_due_(timer_heap_node_of_(l), out);
-    }
-}
-
-/* Hand out a gathered run (run .. tail): a single node, the common case,
- * directly; more after sorting them by arrival. */
-TIMER_INLINE_ void timer_heap_hand_out_(struct tlist *run, struct tlist *tail, struct tlist *out)
-{
-    if (run == tail)
-        timer_heap_make_due_(timer_heap_node_of_(run), out);
-    else
-        timer_heap_flush_run_(run, out);
-}
-
+/* The root is the first item in pop order (heap order is expiry, then
+ * arrival): take roots while they are due. */
 TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tlist *out)
 {
     size_t k = 0;
-    struct tlist *run = NULL, *tail = NULL;   /* popped, one expiry, not handed out yet */
-    int64_t run_expire = 0;
     if (now > h->now)
         h->now = now;
     if (h->count == 0 || h->a[0].expire > now)
         return 0;                           /* nothing due: out untouched */
     tlist_ready_(out);
-    while (h->count > 0 && h->a[0].expire <= now) {
+    do {
         struct timer_heap_node *n = h->a[0].node;
-        int64_t e = h->a[0].expire;
         timer_heap_delete_(h, 0);
-        if (run != NULL && e != run_expire) {  /* a run ends where the expiry grows */
-            timer_heap_hand_out_(run, tail, out);
-            run = NULL;
-        }
-        n->u.link.next = NULL;
-        if (run == NULL)
-            run = &n->u.link;
-        else
-            tail->next = &n->u.link;
-        tail = &n->u.link;
-        run_expire = e;
+        timer_heap_make_due_(n, out);
         k++;
-    }
-    timer_heap_hand_out_(run, tail, out);     /* not NULL: something was due */
+    } while (h->count > 0 && h->a[0].expire <= now);
     timer_heap_shrink_(h);
     return k;
 }
@@ -1586,16 +1687,33 @@ TIMER_INLINE_ int64_t timer_heap_min_time(const struct timer_heap *h)
     return h->count ? h->a[0].expire : TIMER_NEVER;
 }
 
-TIMER_INLINE_ int64_t timer_heap_next_expiry(struct timer_heap *h)
+TIMER_INLINE_ int64_t timer_heap_next_expiry(const struct timer_heap *h)
 {
     return timer_heap_min_time(h);
 }
 
-/* Room for n pending items in one step, kept until destroy (or a smaller
- * reserve): inserts cannot fail while at most n are pending. */
+TIMER_INLINE_ struct timer_heap_node *timer_heap_first(const struct timer_heap *h)
+{
+    return h->count ? h->a[0].node : NULL;
+}
+
+/* In array order. */
+TIMER_INLINE_ size_t timer_heap_visit(const struct timer_heap *h, void (*fn)(struct timer_heap_node *, void *), void *arg)
+{
+    size_t i;
+    for (i = 0; i < h->count; i++)
+        fn(h->a[i].node, arg);
+    return h->count;
+}
+
+/* Room for n pending items, kept until destroy (or a smaller reserve):
+ * inserts cannot fail while at most n are pending. The array at least
+ * doubles when it grows, so that "reserve one more, then insert" (an event
+ * loop's habit) costs O(1) amortised reallocations, not one per insert;
+ * when doubling fails, exactly n is tried. */
 TIMER_INLINE_ int timer_heap_reserve(struct timer_heap *h, size_t n)
 {
-    if (n > h->cap && !timer_heap_resize_(h, n))
+    if (n > h->cap && !(2 * h->cap > n && timer_heap_resize_(h, 2 * h->cap)) && !timer_heap_resize_(h, n))
         return -ENOMEM;
     h->reserved = n;
     return 0;
@@ -1617,13 +1735,6 @@ TIMER_INLINE_ void timer_heap_destroy(struct timer_heap *h)
     h->a = NULL;
     h->cap = 0;
     h->reserved = 0;
-}
-
-/* False only when n is pending at a position that is not its in h: in
- * another heap. O(1); TIMER_DEBUG calls it. */
-TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
-{
-    return !timer_heap_node_pending(n) || (n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n);
 }
 
 /* O(n). NULL when every entry is no earlier than its parent, each node
@@ -1649,8 +1760,8 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
             return "node's arrival number was never handed out";
         if (e->expire < 0 || e->node->expire != e->expire)
             return "node's expiry differs from its entry";
-        if (i > 0 && e->expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
-            return "entry is earlier than its parent";
+        if (i > 0 && timer_heap_before_(*e, h->a[(i - 1) / TIMER_HEAP_ARITY]))
+            return "entry goes before its parent (expiry, then arrival)";
     }
     return NULL;
 }
@@ -1662,6 +1773,8 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_HEAP_DEFINE(type, member) TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
+
+TIMER_FUNCTIONS_END_
 
 #endif /* TIMER_HEAP_H */
 
@@ -1676,15 +1789,15 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
  *
  *     conn_wheel w;
  *     struct tlist due = {0};                              // zeroed: an empty list
- *     conn *c;
+ *     struct tlist *link;
  *     conn_wheel_init(&w, now);
  *     conn_wheel_insert(&w, now + 5000, &some_conn);       // 0, or -EINVAL / -EBUSY
  *     ...
  *     if (!conn_wheel_empty(&w))
  *         sleep_until(conn_wheel_next_expiry(&w));         // exact: never early
  *     conn_wheel_pop(&w, now, &due);                       // every item with expire <= now
- *     while ((c = conn_wheel_entry(tlist_pop_front(&due))) != NULL)
- *         close_conn(c);                                   // may insert/remove anything
+ *     tlist_drain(link, &due)                              // each off the list first
+ *         close_conn(conn_wheel_entry(link));              // may insert/remove anything
  *
  * Generated API (NAME = TYPE_wheel, or the name given to TIMER_WHEEL_DEFINE_NAMED):
  *   void    NAME_init(NAME *c, int64_t now);     empty, clock = now (< 0 taken as 0)
@@ -1692,10 +1805,17 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
  *   void    NAME_destroy(NAME *c);               same as clear (the wheel owns no memory)
  *   int     NAME_insert(NAME *c, int64_t expire, TYPE *item);      idle -> pending
  *   int     NAME_reschedule(NAME *c, int64_t expire, TYPE *item);  any state -> pending
+ *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
+ *                                                pending within [earliest, latest]: 0, no
+ *                                                change; else reschedule(c, latest, item)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
- *   int64_t NAME_next_expiry(NAME *c);           exact earliest expiry; TIMER_NEVER if empty
+ *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry; TIMER_NEVER if empty
  *   int64_t NAME_min_time(const NAME *c);        lower bound of the earliest expiry
+ *   TYPE   *NAME_first(const NAME *c);           the item pop hands out first; NULL if empty
+ *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
+ *                                                fn(item, arg) for each pending item, slot
+ *                                                by slot; fn must not change c
  *   int     NAME_reserve(NAME *c, size_t n);     0: the wheel never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -1705,8 +1825,9 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
  *                                                (an idle item: its last one; NULL: TIMER_NEVER)
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
- * Errors change nothing: -EINVAL (item NULL, expire < 0), -EBUSY (insert of a
- * pending or due item). Valid times are 0 .. INT64_MAX, in any unit.
+ * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
+ * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
+ * item). Valid times are 0 .. INT64_MAX, in any unit.
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
@@ -1757,30 +1878,34 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
  *   at most 10) plus O(11) words of bitmap per slot visited; a
  *   pop with now behind the clock only looks at the overdue list, and costs
  *   O(items it pops);
- * - next_expiry is exact and amortised O(1) (the moves it makes are moves
- *   pop would make); it may move the clock forward, never past the earliest
- *   pending expiry, which nothing observable depends on. An insert that
- *   then falls between the caller's time (the latest init or pop `now`) and
- *   that clock goes to an end of the overdue list when it fits there (O(1)),
- *   or else moves the clock back first: one list splice per occupied slot
- *   below the level where the two times differ, so a burst of such inserts
- *   in any order stays O(1) each; the next next_expiry refines again;
+ * - next_expiry and first are amortised O(1) (the moves they make are moves
+ *   pop would make); they may move the clock forward, never past the
+ *   earliest pending expiry, which nothing observable depends on. So may a
+ *   far-ahead pop (pop(TIMER_NEVER) to drain). An insert that then falls
+ *   between the caller's time (the `now` of the latest init or pop, even
+ *   one that went back) and that clock goes to an end of the overdue list
+ *   when it fits there (O(1)), or else moves the clock back first: one
+ *   list splice per occupied slot below the level where the two times
+ *   differ, so a burst of such inserts in any order stays O(1) each; the
+ *   next next_expiry refines again;
  * - min_time is O(1), const, and never later than the earliest expiry. It is
- *   exact when the earliest item is overdue or lies in the clock's finest
- *   64-tick window; also when it is alone in its slot or first in a run,
+ *   exact when the earliest item is at or before the caller's time or lies
+ *   in its finest 64-tick window; also when it is alone in its slot or first in a run,
  *   unless a remove or reschedule took a run's first item (then it may
  *   report that item's time, until a pop reaches it or next_expiry runs);
  *   otherwise it is the start of the earliest occupied slot.
  *   Repeating `t = min_time(); pop(t)` pops the earliest item within 11
  *   rounds (each round moves it at least one level down, or makes a run's
  *   time exact). Use next_expiry to sleep exactly until the earliest expiry;
- * - the clock moves forward by pop (to now) and by next_expiry, and back to
- *   the caller's time only for an insert as above.
+ * - the clock moves forward by pop (to now), next_expiry and first, and
+ *   back to the caller's time only for an insert as above.
  *
- * Misuse that is not detected: an item freed while pending (remove it
- * first), and remove() or reschedule() with a container other than the one
- * holding the item (TIMER_DEBUG reports it before anything changes; plain
- * debug builds assert when it empties a slot).
+ * Misuse: an item freed while pending is not detected (remove it first).
+ * remove() or reschedule() with a wheel other than the one holding the item
+ * aborts in builds with asserts, before anything changes, when a walk of at
+ * most 8 links from the item reaches its list's head (so in any list of up
+ * to 8 items), or when this wheel is empty; otherwise at the latest when a
+ * count would go wrong. TIMER_DEBUG walks the whole list and always tells.
  * A user type named `timer` would make TIMER_WHEEL_DEFINE's `timer_wheel`
  * clash with this header's own names: use TIMER_WHEEL_DEFINE_NAMED then.
  */
@@ -1841,6 +1966,8 @@ struct timer_wheel {
 #include <errno.h>
 #include <stddef.h>
 #include <stdbool.h>
+
+TIMER_FUNCTIONS_BEGIN_
 
 /* Test instrumentation: runs once for every item a refine moves (the tests
  * count them to prove next_expiry amortised O(1)). Default: nothing. */
@@ -2058,16 +2185,40 @@ TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, stru
     return 0;
 }
 
-/* Is l one of w's list heads (a slot or the overdue list)? */
+/* Is l one of w's list heads (a slot, a run or the overdue list)? */
 TIMER_INLINE_ bool timer_wheel_is_head_(const struct timer_wheel *w, const struct tlist *l)
 {
     return (uintptr_t)l - (uintptr_t)w->slot < sizeof w->slot;
+}
+
+/* Does w hold n (pending)? A walk round n's list to its head: 1 when the
+ * head is one of w's, 0 when the list has none of w's heads (n is in
+ * another wheel), -1 when the first `limit` links were all items (cannot
+ * tell). remove and reschedule assert it with a small limit, so the check
+ * stays O(1); TIMER_DEBUG walks the whole list. */
+TIMER_INLINE_ int timer_wheel_holds_(const struct timer_wheel *w, const struct timer_wheel_node *n, size_t limit)
+{
+    const struct tlist *pos;
+    for (pos = n->link.next; pos != &n->link; pos = pos->next) {
+        if (timer_wheel_is_head_(w, pos))
+            return 1;
+        if (limit-- == 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* What remove and reschedule assert: n is not pending, or may be in w. */
+TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const struct timer_wheel_node *n)
+{
+    return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 8) != 0);
 }
 
 /* Take a pending node out of its slot; its own state is the caller's. */
 TIMER_INLINE_ void timer_wheel_unlink_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
+    assert(w->count > 0 && "timer_wheel: an item of another wheel removed through this empty one");
     prev->next = next;
     next->prev = prev;
     w->count--;
@@ -2087,6 +2238,7 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
 {
     if (n == NULL || n->link.next == NULL)
         return false;
+    assert(timer_wheel_may_hold_(w, n) && "timer_wheel_remove: the item is pending in another wheel, not this one");
     if (n->expire >= 0)
         timer_wheel_unlink_(w, n);
     else
@@ -2099,6 +2251,7 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
+    assert(timer_wheel_may_hold_(w, n) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
     /* A pending item moving to a later slot (the common case: a connection
      * timeout pushed back): unlink it from wherever it is (a slot, a run,
      * the overdue list) and append it, as an insert would, since a
@@ -2371,11 +2524,15 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
 {
     size_t k = 0, end = 0;
     if (now < w->now) {
-        /* Only overdue items can be due: the rest are later than the clock. */
+        /* Only overdue items can be due: the rest are later than the clock.
+         * The caller's time is now, wherever the clock went before (a
+         * far-ahead pop, pop(TIMER_NEVER) to drain): inserts after it file
+         * relative to base and rewind the clock to it, instead of piling
+         * into the sorted overdue list. */
         if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
             k = timer_wheel_pop_overdue_(w, now, out);
-        if (now > w->base)
-            w->base = now;
+        w->base = now < 0 ? 0 : now;
+        assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
         w->count -= k;
         return k;
     }
@@ -2389,6 +2546,7 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
      * expiry maps to with the clock at now; every run item is later too. */
     w->now = now;
     w->base = now;
+    assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
     w->count -= k;
     return k;
 }
@@ -2408,33 +2566,76 @@ TIMER_INLINE_ int64_t timer_wheel_runs_front_(const struct timer_wheel *w)
     return front;
 }
 
-TIMER_INLINE_ int64_t timer_wheel_next_expiry(struct timer_wheel *w)
+/* The list (the overdue list, a run or a slot) whose first item pop would
+ * hand out first, with that item's expiry in *t; TIMER_WHEEL_NSLOTS (and
+ * TIMER_NEVER) when empty. Opens the earliest coarse slot, as pop would,
+ * until its first item is known: O(1) amortised, since the moves are moves
+ * pop would make, and nothing observable changes. A run goes before a slot
+ * whose items are no earlier than its front (its items arrived first). */
+TIMER_INLINE_ size_t timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
 {
     for (;;) {
-        size_t i;
-        int64_t run = TIMER_NEVER, t, upto;
+        size_t i, r = TIMER_WHEEL_NSLOTS;
+        int64_t run = TIMER_NEVER, upto, start;
         uint64_t runs = timer_wheel_runs_(w);
-        const struct tlist *head;
-        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-            return timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
+        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
+            *t = timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
+            return TIMER_WHEEL_OVERDUE;
+        }
         if (runs != 0)                      /* the earliest front; the bounds become exact */
-            (void)timer_wheel_next_run_(w, runs, &run, &upto);
+            r = timer_wheel_next_run_(w, runs, &run, &upto);
+        *t = run;
         i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
         if (i == TIMER_WHEEL_OVERDUE)
-            return run;
-        head = &w->slot[i];
-        if (i < TIMER_WHEEL_SLOTS) {
-            t = timer_wheel_slot_start_(w->now, i);         /* one tick: exact */
-        } else if (head->next == head->prev) {
-            t = timer_wheel_front_(w, i);
-        } else if (run <= timer_wheel_slot_start_(w->now, i)) {
-            return run;                     /* no item of slot i is earlier */
-        } else {
+            return r;
+        start = timer_wheel_slot_start_(w->now, i);
+        if (r != TIMER_WHEEL_NSLOTS && run <= start)
+            return r;                       /* no item of slot i goes earlier */
+        if (i >= TIMER_WHEEL_SLOTS && w->slot[i].next == w->slot[i].prev) {
+            start = timer_wheel_front_(w, i);   /* a lone item: exact */
+            if (r != TIMER_WHEEL_NSLOTS && run <= start)
+                return r;
+        } else if (i >= TIMER_WHEEL_SLOTS) {
             timer_wheel_open_(w, i);        /* then look again */
             continue;
         }
-        return t < run ? t : run;
+        *t = start;                         /* at level 0 a slot is one tick: exact */
+        return i;
     }
+}
+
+/* next_expiry and first take a const wheel, as a poll-timeout function
+ * has one: the refinement inside is not observable (logically const). An
+ * empty wheel is not written at all. */
+TIMER_INLINE_ int64_t timer_wheel_next_expiry(const struct timer_wheel *cw)
+{
+    int64_t t;
+    (void)timer_wheel_locate_((struct timer_wheel *)(uintptr_t)cw, &t);
+    return t;
+}
+
+TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_wheel *cw)
+{
+    int64_t t;
+    size_t i = timer_wheel_locate_((struct timer_wheel *)(uintptr_t)cw, &t);
+    return i == TIMER_WHEEL_NSLOTS ? NULL : timer_wheel_node_of_(cw->slot[i].next);
+}
+
+/* In the order of the lists: the slots level by level, the overdue list,
+ * the runs. */
+TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *w, void (*fn)(struct timer_wheel_node *, void *), void *arg)
+{
+    size_t i = 0;
+    while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
+        const struct tlist *head = &w->slot[i];
+        struct tlist *pos, *next;
+        for (pos = head->next; pos != head; pos = next) {
+            next = pos->next;
+            fn(timer_wheel_node_of_(pos), arg);
+        }
+        i++;
+    }
+    return w->count;
 }
 
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
@@ -2498,13 +2699,7 @@ TIMER_INLINE_ void timer_wheel_destroy(struct timer_wheel *w)
  * another container. O(items in n's list); TIMER_DEBUG calls it. */
 TIMER_INLINE_ bool timer_wheel_owns_(const struct timer_wheel *w, const struct timer_wheel_node *n)
 {
-    const struct tlist *pos;
-    if (!timer_wheel_node_pending(n))
-        return true;
-    for (pos = n->link.next; pos != &n->link; pos = pos->next)
-        if (timer_wheel_is_head_(w, pos))
-            return true;
-    return false;
+    return !timer_wheel_node_pending(n) || timer_wheel_holds_(w, n, SIZE_MAX) != 0;
 }
 
 /* O(n + slots). NULL when every item sits in the slot its expiry maps to,
@@ -2567,5 +2762,7 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_WHEEL_DEFINE(type, member) TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
+
+TIMER_FUNCTIONS_END_
 
 #endif /* TIMER_WHEEL_H */

@@ -403,18 +403,23 @@ expect_abort() {
 }
 
 # Types-only mode defines no macro without the library's prefixes (v2.1):
-# the macros of the types-only headers, less those of <stddef.h> and
-# <stdint.h> (which it may include), must all start with TIMER_, TBITMAP_ or
-# TLIST_.
+# the macros of the types-only headers (the five, and the single file), less
+# those of <stddef.h> and <stdint.h> (which they may include), must all
+# start with TIMER_, TBITMAP_ or TLIST_.
 types_macros() {
     mkdir -p "$B/types" &&
-        printf '#include <stddef.h>\n#include <stdint.h>\n' | $1 -std=c99 -dM -E -x c - | sort >"$B/types/base.txt" &&
-        printf '#define TIMER_TYPES_ONLY\n#include "list.h"\n#include "timer_set.h"\n#include "timer_heap.h"\n#include "timer_wheel.h"\n' |
-        $1 -std=c99 -I.. -dM -E -x c - | sort >"$B/types/types.txt" || return 1
-    tm_bad=$(comm -13 "$B/types/base.txt" "$B/types/types.txt" | awk '{ sub(/\(.*/, "", $2); print $2 }' |
-        grep -v -e '^TIMER_' -e '^TBITMAP_' -e '^TLIST_')
-    comm -13 "$B/types/base.txt" "$B/types/types.txt"
-    [ -z "$tm_bad" ] || { echo "types-only mode defines unprefixed macros: $tm_bad"; return 1; }
+        printf '#include <stddef.h>\n#include <stdint.h>\n' | $1 -std=c99 -dM -E -x c - | sort >"$B/types/base.txt" ||
+        return 1
+    for tm_inc in '#include "list.h"\n#include "timer_set.h"\n#include "timer_heap.h"\n#include "timer_wheel.h"' \
+        '#include "timer_containers.h"'; do
+        printf "#define TIMER_TYPES_ONLY\\n$tm_inc\\n" | $1 -std=c99 -I.. -dM -E -x c - | sort >"$B/types/types.txt" ||
+            return 1
+        printf '== %s: the macros it adds\n' "$tm_inc"
+        comm -13 "$B/types/base.txt" "$B/types/types.txt"
+        tm_bad=$(comm -13 "$B/types/base.txt" "$B/types/types.txt" | awk '{ sub(/\(.*/, "", $2); print $2 }' |
+            grep -v -e '^TIMER_' -e '^TBITMAP_' -e '^TLIST_')
+        [ -z "$tm_bad" ] || { echo "types-only mode defines unprefixed macros: $tm_bad"; return 1; }
+    done
 }
 
 # The README's example with no -D (the wheel), -DUSE_HEAP and -DUSE_SET,
