@@ -1164,8 +1164,9 @@ static void test_foreach_rearm(void)
             TH_EQ(th_remove(&h, 4), true);
             break;
         case 5:
-            TH_EQ(th_reschedule(&h, 6, 15), 0); /* a later due one re-armed */
-            /* fall through: and this one too */
+            TH_EQ(th_reschedule(&h, 6, 15), 0); /* a later due one re-armed, */
+            TH_EQ(th_reschedule(&h, id, 20), 0); /* and this one too */
+            break;
         default:
             TH_EQ(th_reschedule(&h, id, 20), 0); /* periodic: re-armed */
             break;
