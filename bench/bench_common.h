@@ -476,27 +476,41 @@ static void record(const char *workload, const char *kind, size_t n, const char 
     r->count++;
 }
 
-struct stats { double median, min, max; };
+/* spread: the median distance of the samples from their median (the median
+ * absolute deviation): half of them lie within it. Unlike max - min, one
+ * slow repetition of three does not move it. */
+struct stats { double median, min, max, spread; };
+
+static double median_sorted(const double *s, int count)
+{
+    return count % 2 ? s[count / 2] : (s[count / 2 - 1] + s[count / 2]) / 2;
+}
 
 static struct stats stats_of(const double *v, int count)
 {
     double s[MAX_REPS];
     struct stats st;
+    int i;
     memcpy(s, v, (size_t)count * sizeof *s);
     qsort(s, (size_t)count, sizeof *s, cmp_double);
     st.min = s[0];
     st.max = s[count - 1];
-    st.median = count % 2 ? s[count / 2] : (s[count / 2 - 1] + s[count / 2]) / 2;
+    st.median = median_sorted(s, count);
+    for (i = 0; i < count; i++)
+        s[i] = fabs(s[i] - st.median);
+    qsort(s, (size_t)count, sizeof *s, cmp_double);
+    st.spread = median_sorted(s, count);
     return st;
 }
 
 /* The noise of a figure: for a difference (rec.derived: min_time, or
- * batches of a few ops less the clock's mean cost) the range of its
- * repetitions, max - min: a difference is shown only where its repetitions
- * agree on it to better than its own size. For any figure at least the size
- * of a negative median (no operation costs less than nothing: that much is
- * bias or noise), and at least 0.05 ns, the printed resolution. A median
- * below its noise is printed "<noise". */
+ * batches of a few ops less the clock's mean cost) twice the spread of its
+ * repetitions: a difference is shown only where most of its repetitions
+ * agree on it to better than half its size. Not their range (max - min),
+ * which one slow repetition sets: a 20 ns figure printed "<70" then. For
+ * any figure at least the size of a negative median (no operation costs
+ * less than nothing: that much is bias or noise), and at least 0.05 ns, the
+ * printed resolution. A median below its noise is printed "<noise". */
 static double rec_noise(const struct rec *r)
 {
     struct stats st;
@@ -504,8 +518,8 @@ static double rec_noise(const struct rec *r)
     if (r->count == 0)
         return noise;
     st = stats_of(r->ns, r->count);
-    if (r->derived && st.max - st.min > noise)
-        noise = st.max - st.min;
+    if (r->derived && 2 * st.spread > noise)
+        noise = 2 * st.spread;
     if (-st.median > noise)
         noise = -st.median;
     return noise;
