@@ -191,11 +191,12 @@ static void print_ordered_table(const struct config *cfg)
     printf("\n== 1. Ordered-insert protocol ==\n"
            "  insert N timers at base + i*97 (ascending), remove the first half, pop each remaining one at\n"
            "  exactly its expiry; then again with min_time before each pop:\n"
-           "  min_time = (min_time + pop loop) - (pop loop), both over a freshly re-inserted second half.\n"
+           "  min_time = (min_time + pop loop) - (pop loop), both over a freshly re-inserted second half:\n"
+           "  the median over blocks of %d pops of the same block's difference.\n"
            "  floor: the cheapest conceivable intrusive link/unlink (a list per expiry's low 8 bits), same N.\n"
            "  Cell: median ns per op | x floor: median of ns / floor insert ns (same N, same repetition) |\n"
            "  range: max - min ns/op. mem KB: container-owned memory after N inserts (heap: its array).\n"
-           "  Node bytes:");
+           "  Node bytes:", BENCH_MT_BLOCK);
     for (k = 0; k <= MAX_KINDS; k++) {
         const struct rec *ins = rec_find("ordered", names[k], cfg->sizes[0], "insert");
         printf(" %s %zu%s", names[k], ins != NULL ? ins->node_bytes : (size_t)0, k < MAX_KINDS ? "," : ".\n\n");

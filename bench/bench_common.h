@@ -89,6 +89,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The median of v[0 .. n) (sorts them). */
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* One figure's time (ns) in each round of a run. */
 struct round_ns {
     double ns[BENCH_MAX_ROUNDS];
@@ -97,9 +104,17 @@ struct round_ns {
 /* The median over the rounds (sorts them). */
 static double round_median(struct round_ns *r, size_t rounds)
 {
-    qsort(r->ns, rounds, sizeof r->ns[0], cmp_double);
-    return rounds % 2 ? r->ns[rounds / 2] : (r->ns[rounds / 2 - 1] + r->ns[rounds / 2]) / 2;
+    return median_of(r->ns, rounds);
 }
+
+/* min_time is the difference of two pop loops over the same items, one
+ * with a min_time call before each pop. Both are timed in blocks of this
+ * many pops, block b of one at the same positions as block b of the other,
+ * and the figure is the median over the blocks of their difference: a slow
+ * spell of the machine during a block of one loop is left out, where it
+ * would move the difference of two whole loops (at 1M timers, one round of
+ * two loops of 500,000 pops). Runs of fewer pops are one block. */
+#define BENCH_MT_BLOCK 4096
 
 /* Results that the compiler must not discard. */
 static volatile uint64_t bench_sink;
