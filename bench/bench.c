@@ -36,6 +36,18 @@ static const struct kind *const kinds[MAX_KINDS] = { &kset_kind, &kheap_kind, &k
 /* The warm-up repetition runs nothing larger (see run). */
 #define WARMUP_MAX_N 100000
 
+/* A small run (N < SMALL_BELOW) takes milliseconds where a large one takes
+ * seconds, so each repetition runs the small ones SMALL_PASSES times, in
+ * passes spread between the large runs, each pass a sample of its own. The
+ * rounds' median already leaves out an interrupt; a slow spell of a shared
+ * machine that outlasts a run then slows a few of 15 samples, where two
+ * such spells among 3 moved the median, and the verdict at 1,000 timers
+ * changed sides between runs. */
+#define SMALL_PASSES 5
+#if SMALL_PASSES * MAX_REPS > MAX_SAMPLES
+#error "MAX_SAMPLES too small for SMALL_PASSES samples in each of MAX_REPS repetitions"
+#endif
+
 static const char *const wl_names[] = { "random", "idle", "request", "mixed" };
 #define NWL 4
 
@@ -46,34 +58,44 @@ static size_t wl_n(const struct workloads *w, int i)
     return i == 1 ? w->iw.conns : i == 2 ? w->qw.n : i == 3 ? w->mw.n : w->rw.n;
 }
 
+/* Whether the runs over n timers take part in a pass: pass 0 is the
+ * warm-up; a repetition is SMALL_PASSES passes, the last of which runs the
+ * large sizes too. */
+static int in_pass(size_t n, int pass)
+{
+    if (pass == 0)
+        return n <= WARMUP_MAX_N;
+    return n < SMALL_BELOW || pass % SMALL_PASSES == 0;
+}
+
 static void run(const struct config *cfg, const struct workloads *wls, int nsets)
 {
-    int rep, s, j, w;
-    /* rep 0 is a warm-up whose figures are dropped: it takes the first-touch
+    int pass, s, j, w;
+    /* pass 0 is a warm-up whose figures are dropped: it takes the first-touch
      * costs (malloc growing the process, cold caches) out of the spread of
      * the small runs, where they would weigh most. It skips the runs above
      * WARMUP_MAX_N, which would make it cost as much as a repetition: their
      * items are faulted in at start; what remains (the heap's array faulted
      * in at 1M; glibc maps arrays of 10M afresh at every malloc anyway)
      * makes the first repetition the slowest, which the median leaves out. */
-    for (rep = 0; rep <= cfg->reps; rep++) {
+    for (pass = 0; pass <= cfg->reps * SMALL_PASSES; pass++) {
         struct floor_cache fc;
         fc.count = 0;
-        recording = rep > 0;
+        recording = pass > 0;
         bench_clock_cost = clock_cost();    /* the clock may drift with the CPU's state */
-        if (rep == 0)
+        if (pass == 0)
             fprintf(stderr, "warm-up ...");
-        else
-            fprintf(stderr, "\rrepetition %d/%d ...", rep, cfg->reps);
+        else if ((pass - 1) % SMALL_PASSES == 0)
+            fprintf(stderr, "\rrepetition %d/%d ...", (pass + SMALL_PASSES - 1) / SMALL_PASSES, cfg->reps);
         /* rotate the kinds' order so no kind always runs right after another */
         for (s = 0; s < cfg->nsizes; s++) {
             size_t n = cfg->sizes[s];
             double fl;
-            if (rep == 0 && n > WARMUP_MAX_N)
+            if (!in_pass(n, pass))
                 continue;
             fl = floor_for(&fc, n);
             for (j = 0; j < MAX_KINDS; j++) {
-                const struct kind *k = kinds[(j + rep) % MAX_KINDS];
+                const struct kind *k = kinds[(j + pass) % MAX_KINDS];
                 struct wl_result r;
                 size_t owned;
                 r.nops = 0;
@@ -85,26 +107,25 @@ static void run(const struct config *cfg, const struct workloads *wls, int nsets
         }
         for (w = 0; w < nsets; w++) {
             const struct workloads *wl = &wls[w];
-            int warm = rep == 0;
             for (j = 0; j < MAX_KINDS; j++) {
-                const struct kind *k = kinds[(j + rep) % MAX_KINDS];
+                const struct kind *k = kinds[(j + pass) % MAX_KINDS];
                 struct wl_result r;
-                if (!warm || wl->rw.n <= WARMUP_MAX_N) {
+                if (in_pass(wl->rw.n, pass)) {
                     r.nops = 0;
                     k->random(&wl->rw, &r);
                     record_wl("random", k, wl->rw.n, &r, floor_for(&fc, wl->rw.n));
                 }
-                if (!warm || wl->iw.conns <= WARMUP_MAX_N) {
+                if (in_pass(wl->iw.conns, pass)) {
                     r.nops = 0;
                     k->idle(&wl->iw, &r);
                     record_wl("idle", k, wl->iw.conns, &r, floor_for(&fc, wl->iw.conns));
                 }
-                if (!warm || wl->qw.n <= WARMUP_MAX_N) {
+                if (in_pass(wl->qw.n, pass)) {
                     r.nops = 0;
                     k->request(&wl->qw, &r);
                     record_wl("request", k, wl->qw.n, &r, floor_for(&fc, wl->qw.n));
                 }
-                if (!warm || wl->mw.n <= WARMUP_MAX_N) {
+                if (in_pass(wl->mw.n, pass)) {
                     r.nops = 0;
                     k->mixed(&wl->mw, &r);
                     record_wl("mixed", k, wl->mw.n, &r, floor_for(&fc, wl->mw.n));
@@ -169,11 +190,12 @@ static void print_header(const struct config *cfg)
     printf("Timer container benchmark: set (red-black tree), heap (indexed %d-ary min-heap), "
            "wheel (hierarchical timing wheel)\n", TIMER_HEAP_ARITY);
     printf("  %s | %s | CPU: %s, %ld online\n", cc, BENCH_CFLAGS, cpu, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("  %d repetitions after 1 warm-up (N <= %d); a figure is the median over them, range = max - min |"
-           " RNG seed %" PRIu64 "\n", cfg->reps, WARMUP_MAX_N, cfg->seed);
+    printf("  %d repetitions after 1 warm-up (N <= %d), in each of which N < %d runs %d times: a figure is\n"
+           "  the median over its %d or %d samples, range = max - min | RNG seed %" PRIu64 "\n",
+           cfg->reps, WARMUP_MAX_N, SMALL_BELOW, SMALL_PASSES, cfg->reps * SMALL_PASSES, cfg->reps, cfg->seed);
     printf("  every batch is timed with a clock_gettime(CLOCK_MONOTONIC) pair (%.1f ns here) and that cost\n"
            "  subtracted; runs on fewer than %d timers repeat in rounds on the same items (%d ops of\n"
-           "  each kind per repetition), and their figure is the median over the rounds\n",
+           "  each kind per sample), and their figure is the median over the rounds\n",
            bench_clock_cost, BENCH_MIN_OPS, BENCH_MIN_OPS);
     printf("  items: one array, each element the kind's node + the int64 expiry the benchmark expects;\n"
            "  every pop is checked: exactly the items due come out\n");
@@ -290,17 +312,17 @@ static void print_workload_table(const struct workloads *wls, int nsets)
 
 /* ---- verdict ------------------------------------------------------------- */
 
-/* One kind's score over a group of sizes of one workload, per repetition:
+/* One kind's score over a group of sizes of one workload, per sample:
  * the geometric mean of its totals (ns per timer) over the sizes, so that
- * each size weighs the same. Repetition i of every figure ran in the same
- * pass, so a score per repetition is meaningful. Returns 0 when a figure is
- * missing or below the noise. */
+ * each size weighs the same. Sample i of every figure of one size class ran
+ * in the same pass, so a score per sample is meaningful. Returns 0 when a
+ * figure is missing or below the noise. */
 static int kind_scores(const char *wl, const char *kind, const size_t *ns, int nn, const char *op,
                        double *score, int *count)
 {
     int i, r;
-    *count = MAX_REPS;
-    for (r = 0; r < MAX_REPS; r++)
+    *count = MAX_SAMPLES;
+    for (r = 0; r < MAX_SAMPLES; r++)
         score[r] = 0;
     for (i = 0; i < nn; i++) {
         const struct rec *rc = rec_find(wl, kind, ns[i], op);
@@ -338,7 +360,7 @@ static double op_median(const char *wl, const char *kind, const size_t *ns, int 
  * op where it loses most. */
 static void verdict_line(const char *label, const char *wl, const size_t *ns, int nn)
 {
-    double score[MAX_KINDS][MAX_REPS];
+    double score[MAX_KINDS][MAX_SAMPLES];
     struct stats st[MAX_KINDS];
     int order[MAX_KINDS], count, k, i, j;
     const struct kind *best, *next, *worst;
@@ -478,12 +500,14 @@ static void usage(void)
             "usage: timer_bench [--sizes N,N,...] [--reps R] [--wn N] [--conns N] [--small N] [--seed S]\n"
             "                   [--csv PATH]\n"
             "  --sizes  ordered-insert protocol sizes (default 1000,10000,1000000,10000000)\n"
-            "  --reps   repetitions; median and spread are over them (default 3)\n"
+            "  --reps   repetitions; median and spread are over them (default 3; N < %d runs %d\n"
+            "           times in each)\n"
             "  --wn     items in the large random, request and mixed workloads (default 1000000)\n"
             "  --conns  connections in the large idle workload (default 100000)\n"
             "  --small  items and connections in the small workloads (default 1000; 0: none)\n"
             "  --seed   RNG seed of the workloads (default 1)\n"
-            "  --csv    where to write the CSV (default results.csv; '-' for none)\n");
+            "  --csv    where to write the CSV (default results.csv; '-' for none)\n",
+            SMALL_BELOW, SMALL_PASSES);
     exit(2);
 }
 

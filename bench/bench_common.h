@@ -28,6 +28,9 @@
 
 #define MAX_SIZES 16
 #define MAX_REPS 64
+/* Samples of one figure: make bench runs its small sizes several times in
+ * each repetition (SMALL_PASSES in bench.c). */
+#define MAX_SAMPLES (8 * MAX_REPS)
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -439,8 +442,8 @@ struct rec {
     size_t n, node_bytes;
     double owned_kb;            /* < 0: not applicable */
     int derived;                /* a difference of timings: see rec_noise */
-    int count;
-    double ns[MAX_REPS], ratio[MAX_REPS];
+    int count;                  /* samples: one per repetition, or per pass (bench.c) */
+    double ns[MAX_SAMPLES], ratio[MAX_SAMPLES];
 };
 
 static struct rec *recs;
@@ -484,6 +487,8 @@ static void record(const char *workload, const char *kind, size_t n, const char 
     if (!recording)
         return;
     r = rec_get(workload, kind, n, op);
+    if (r->count == MAX_SAMPLES)
+        bench_fail("more than %d samples of %s %s %zu %s", MAX_SAMPLES, workload, kind, n, op);
     r->node_bytes = node_bytes;
     r->derived = derived;
     r->ns[r->count] = ns;
@@ -503,7 +508,7 @@ static double median_sorted(const double *s, int count)
 
 static struct stats stats_of(const double *v, int count)
 {
-    double s[MAX_REPS];
+    double s[MAX_SAMPLES];
     struct stats st;
     int i;
     memcpy(s, v, (size_t)count * sizeof *s);
