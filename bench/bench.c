@@ -517,9 +517,9 @@ static void print_notes(void)
            "  <x  below the noise: too small for this run to resolve, not a cost. A median is shown only\n"
            "      when it exceeds its noise x. For a difference (min_time: two timed loops subtracted;\n"
            "      idle and request per op: per-tick batches of a few ops, less the clock pair's mean cost)\n"
-           "      x is twice the median distance of its repetitions from their median: shown, it is a\n"
-           "      figure most repetitions agree on to better than half its size (one slow repetition\n"
-           "      does not hide it, as their range would). For every figure x is at least 0.05 ns (the\n"
+           "      x is twice the median distance of its samples from their median: shown, it is a\n"
+           "      figure most samples agree on to better than half its size (one slow repetition does\n"
+           "      not hide it, as their range would). For every figure x is at least 0.05 ns (the\n"
            "      printed resolution) and at least the size of a negative median (nothing costs less\n"
            "      than zero: that much is noise).\n"
            "  The machine may be shared and noisy: compare kinds within one run, not across runs.\n");

@@ -525,8 +525,8 @@ static struct stats stats_of(const double *v, int count)
 
 /* The noise of a figure: for a difference (rec.derived: min_time, or
  * batches of a few ops less the clock's mean cost) twice the spread of its
- * repetitions: a difference is shown only where most of its repetitions
- * agree on it to better than half its size. Not their range (max - min),
+ * samples: a difference is shown only where most of its samples agree on
+ * it to better than half its size. Not their range (max - min),
  * which one slow repetition sets: a 20 ns figure printed "<70" then. For
  * any figure at least the size of a negative median (no operation costs
  * less than nothing: that much is bias or noise), and at least 0.05 ns, the
