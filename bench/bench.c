@@ -33,8 +33,30 @@ static const struct kind *const kinds[MAX_KINDS] = { &kset_kind, &kheap_kind, &k
  * fastest kind's: below that the choice matters less than other needs. */
 #define AVOID_RATIO 1.5
 
+/* The verdict names the fastest kind only when its lead over the runner-up
+ * is worth choosing by and this run resolved it (lead_resolved): the
+ * runner-up's median score is WIN_RATIO times the fastest's or more, and
+ * the two medians lie further apart than twice their spreads added (half of
+ * a kind's samples lie within one spread of its median, stats.spread).
+ * Otherwise it says so, and names no winner. At 1,000 timers leads of
+ * 1.1-1.2x (random, idle) came out on either side in different runs, and
+ * moved by 5% with no more than the order of the runs changed. */
+#define WIN_RATIO 1.25
+
 /* The warm-up repetition runs nothing larger (see run). */
 #define WARMUP_MAX_N 100000
+
+/* A small run (N < SMALL_BELOW) takes milliseconds where a large one takes
+ * seconds, so each repetition runs the small ones SMALL_PASSES times, in
+ * passes spread between the large runs, each pass a sample of its own. The
+ * rounds' median already leaves out an interrupt; a slow spell of a shared
+ * machine that outlasts a run then slows a few of 15 samples, where two
+ * such spells among 3 moved the median, and the verdict at 1,000 timers
+ * changed sides between runs. */
+#define SMALL_PASSES 5
+#if SMALL_PASSES * MAX_REPS > MAX_SAMPLES
+#error "MAX_SAMPLES too small for SMALL_PASSES samples in each of MAX_REPS repetitions"
+#endif
 
 static const char *const wl_names[] = { "random", "idle", "request", "mixed" };
 #define NWL 4
@@ -46,34 +68,44 @@ static size_t wl_n(const struct workloads *w, int i)
     return i == 1 ? w->iw.conns : i == 2 ? w->qw.n : i == 3 ? w->mw.n : w->rw.n;
 }
 
+/* Whether the runs over n timers take part in a pass: pass 0 is the
+ * warm-up; a repetition is SMALL_PASSES passes, the last of which runs the
+ * large sizes too. */
+static int in_pass(size_t n, int pass)
+{
+    if (pass == 0)
+        return n <= WARMUP_MAX_N;
+    return n < SMALL_BELOW || pass % SMALL_PASSES == 0;
+}
+
 static void run(const struct config *cfg, const struct workloads *wls, int nsets)
 {
-    int rep, s, j, w;
-    /* rep 0 is a warm-up whose figures are dropped: it takes the first-touch
+    int pass, s, j, w;
+    /* pass 0 is a warm-up whose figures are dropped: it takes the first-touch
      * costs (malloc growing the process, cold caches) out of the spread of
      * the small runs, where they would weigh most. It skips the runs above
      * WARMUP_MAX_N, which would make it cost as much as a repetition: their
      * items are faulted in at start; what remains (the heap's array faulted
      * in at 1M; glibc maps arrays of 10M afresh at every malloc anyway)
      * makes the first repetition the slowest, which the median leaves out. */
-    for (rep = 0; rep <= cfg->reps; rep++) {
+    for (pass = 0; pass <= cfg->reps * SMALL_PASSES; pass++) {
         struct floor_cache fc;
         fc.count = 0;
-        recording = rep > 0;
+        recording = pass > 0;
         bench_clock_cost = clock_cost();    /* the clock may drift with the CPU's state */
-        if (rep == 0)
+        if (pass == 0)
             fprintf(stderr, "warm-up ...");
-        else
-            fprintf(stderr, "\rrepetition %d/%d ...", rep, cfg->reps);
+        else if ((pass - 1) % SMALL_PASSES == 0)
+            fprintf(stderr, "\rrepetition %d/%d ...", (pass + SMALL_PASSES - 1) / SMALL_PASSES, cfg->reps);
         /* rotate the kinds' order so no kind always runs right after another */
         for (s = 0; s < cfg->nsizes; s++) {
             size_t n = cfg->sizes[s];
             double fl;
-            if (rep == 0 && n > WARMUP_MAX_N)
+            if (!in_pass(n, pass))
                 continue;
             fl = floor_for(&fc, n);
             for (j = 0; j < MAX_KINDS; j++) {
-                const struct kind *k = kinds[(j + rep) % MAX_KINDS];
+                const struct kind *k = kinds[(j + pass) % MAX_KINDS];
                 struct wl_result r;
                 size_t owned;
                 r.nops = 0;
@@ -85,26 +117,25 @@ static void run(const struct config *cfg, const struct workloads *wls, int nsets
         }
         for (w = 0; w < nsets; w++) {
             const struct workloads *wl = &wls[w];
-            int warm = rep == 0;
             for (j = 0; j < MAX_KINDS; j++) {
-                const struct kind *k = kinds[(j + rep) % MAX_KINDS];
+                const struct kind *k = kinds[(j + pass) % MAX_KINDS];
                 struct wl_result r;
-                if (!warm || wl->rw.n <= WARMUP_MAX_N) {
+                if (in_pass(wl->rw.n, pass)) {
                     r.nops = 0;
                     k->random(&wl->rw, &r);
                     record_wl("random", k, wl->rw.n, &r, floor_for(&fc, wl->rw.n));
                 }
-                if (!warm || wl->iw.conns <= WARMUP_MAX_N) {
+                if (in_pass(wl->iw.conns, pass)) {
                     r.nops = 0;
                     k->idle(&wl->iw, &r);
                     record_wl("idle", k, wl->iw.conns, &r, floor_for(&fc, wl->iw.conns));
                 }
-                if (!warm || wl->qw.n <= WARMUP_MAX_N) {
+                if (in_pass(wl->qw.n, pass)) {
                     r.nops = 0;
                     k->request(&wl->qw, &r);
                     record_wl("request", k, wl->qw.n, &r, floor_for(&fc, wl->qw.n));
                 }
-                if (!warm || wl->mw.n <= WARMUP_MAX_N) {
+                if (in_pass(wl->mw.n, pass)) {
                     r.nops = 0;
                     k->mixed(&wl->mw, &r);
                     record_wl("mixed", k, wl->mw.n, &r, floor_for(&fc, wl->mw.n));
@@ -169,11 +200,12 @@ static void print_header(const struct config *cfg)
     printf("Timer container benchmark: set (red-black tree), heap (indexed %d-ary min-heap), "
            "wheel (hierarchical timing wheel)\n", TIMER_HEAP_ARITY);
     printf("  %s | %s | CPU: %s, %ld online\n", cc, BENCH_CFLAGS, cpu, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("  %d repetitions after 1 warm-up (N <= %d); a figure is the median over them, range = max - min |"
-           " RNG seed %" PRIu64 "\n", cfg->reps, WARMUP_MAX_N, cfg->seed);
+    printf("  %d repetitions after 1 warm-up (N <= %d), in each of which N < %d runs %d times: a figure is\n"
+           "  the median over its %d or %d samples, range = max - min | RNG seed %" PRIu64 "\n",
+           cfg->reps, WARMUP_MAX_N, SMALL_BELOW, SMALL_PASSES, cfg->reps * SMALL_PASSES, cfg->reps, cfg->seed);
     printf("  every batch is timed with a clock_gettime(CLOCK_MONOTONIC) pair (%.1f ns here) and that cost\n"
            "  subtracted; runs on fewer than %d timers repeat in rounds on the same items (%d ops of\n"
-           "  each kind per repetition), and their figure is the median over the rounds\n",
+           "  each kind per sample), and their figure is the median over the rounds\n",
            bench_clock_cost, BENCH_MIN_OPS, BENCH_MIN_OPS);
     printf("  items: one array, each element the kind's node + the int64 expiry the benchmark expects;\n"
            "  every pop is checked: exactly the items due come out\n");
@@ -191,11 +223,12 @@ static void print_ordered_table(const struct config *cfg)
     printf("\n== 1. Ordered-insert protocol ==\n"
            "  insert N timers at base + i*97 (ascending), remove the first half, pop each remaining one at\n"
            "  exactly its expiry; then again with min_time before each pop:\n"
-           "  min_time = (min_time + pop loop) - (pop loop), both over a freshly re-inserted second half.\n"
+           "  min_time = (min_time + pop loop) - (pop loop), both over a freshly re-inserted second half:\n"
+           "  the median over blocks of %d pops of the same block's difference.\n"
            "  floor: the cheapest conceivable intrusive link/unlink (a list per expiry's low 8 bits), same N.\n"
            "  Cell: median ns per op | x floor: median of ns / floor insert ns (same N, same repetition) |\n"
            "  range: max - min ns/op. mem KB: container-owned memory after N inserts (heap: its array).\n"
-           "  Node bytes:");
+           "  Node bytes:", BENCH_MT_BLOCK);
     for (k = 0; k <= MAX_KINDS; k++) {
         const struct rec *ins = rec_find("ordered", names[k], cfg->sizes[0], "insert");
         printf(" %s %zu%s", names[k], ins != NULL ? ins->node_bytes : (size_t)0, k < MAX_KINDS ? "," : ".\n\n");
@@ -289,17 +322,17 @@ static void print_workload_table(const struct workloads *wls, int nsets)
 
 /* ---- verdict ------------------------------------------------------------- */
 
-/* One kind's score over a group of sizes of one workload, per repetition:
+/* One kind's score over a group of sizes of one workload, per sample:
  * the geometric mean of its totals (ns per timer) over the sizes, so that
- * each size weighs the same. Repetition i of every figure ran in the same
- * pass, so a score per repetition is meaningful. Returns 0 when a figure is
- * missing or below the noise. */
+ * each size weighs the same. Sample i of every figure of one size class ran
+ * in the same pass, so a score per sample is meaningful. Returns 0 when a
+ * figure is missing or below the noise. */
 static int kind_scores(const char *wl, const char *kind, const size_t *ns, int nn, const char *op,
                        double *score, int *count)
 {
     int i, r;
-    *count = MAX_REPS;
-    for (r = 0; r < MAX_REPS; r++)
+    *count = MAX_SAMPLES;
+    for (r = 0; r < MAX_SAMPLES; r++)
         score[r] = 0;
     for (i = 0; i < nn; i++) {
         const struct rec *rc = rec_find(wl, kind, ns[i], op);
@@ -332,14 +365,22 @@ static double op_median(const char *wl, const char *kind, const size_t *ns, int 
     return exp(sum);
 }
 
-/* One line: the fastest kind by total, by how much it leads the next (and
- * whether their repetitions' ranges overlap), and the kind to avoid with the
- * op where it loses most. */
+/* Whether the samples of a kind (other) resolve it as slower than the
+ * fastest kind (best) by a margin worth choosing by; see WIN_RATIO. */
+static int lead_resolved(const struct stats *best, const struct stats *other)
+{
+    return other->median >= WIN_RATIO * best->median &&
+           other->median - best->median > 2 * (best->spread + other->spread);
+}
+
+/* One line: the fastest kind by total and by how much it leads the next, or
+ * "no clear winner" and the kinds its lead over is not resolved; and the
+ * kind to avoid, with the op where it loses most. */
 static void verdict_line(const char *label, const char *wl, const size_t *ns, int nn)
 {
-    double score[MAX_KINDS][MAX_REPS];
+    double score[MAX_KINDS][MAX_SAMPLES];
     struct stats st[MAX_KINDS];
-    int order[MAX_KINDS], count, k, i, j;
+    int order[MAX_KINDS], count, k, i, j, worst_tied;
     const struct kind *best, *next, *worst;
     const char *worst_op = NULL;
     double worst_op_ratio = 0, lead, ratio;
@@ -365,8 +406,19 @@ static void verdict_line(const char *label, const char *wl, const size_t *ns, in
     worst = kinds[order[MAX_KINDS - 1]];
     lead = st[order[1]].median / st[order[0]].median;
     ratio = st[order[MAX_KINDS - 1]].median / st[order[0]].median;
-    printf("%s (%.1f ns/timer), %.2fx faster than %s%s", best->name, st[order[0]].median, lead, next->name,
-           st[order[0]].max >= st[order[1]].min ? " (within noise)" : "");
+    worst_tied = !lead_resolved(&st[order[0]], &st[order[MAX_KINDS - 1]]);
+    if (lead_resolved(&st[order[0]], &st[order[1]])) {
+        printf("%s (%.1f ns/timer), %.2fx faster than %s", best->name, st[order[0]].median, lead, next->name);
+    } else {
+        printf("no clear winner: %s (%.1f ns/timer)", best->name, st[order[0]].median);
+        for (k = 1; k < MAX_KINDS; k++)
+            if (!lead_resolved(&st[order[0]], &st[order[k]]))
+                printf(", %s %.2fx", kinds[order[k]]->name, st[order[k]].median / st[order[0]].median);
+    }
+    if (worst_tied) {
+        printf("; none to avoid\n");
+        return;
+    }
     if (ratio < AVOID_RATIO) {
         printf("; %s only %.2fx slower: none to avoid\n", worst->name, ratio);
         return;
@@ -403,9 +455,11 @@ static void print_verdict(const struct config *cfg, const struct workloads *wls,
            "  (reschedules or inserts and removes, and the pop call of every tick) timed in one batch, in\n"
            "  rounds of their own; idle is per connection, over its ~20 reschedules in 20 s.\n"
            "  A size class of the ordered protocol (small: N < %d) scores the geometric mean over its sizes.\n"
-           "  'within noise': the fastest's slowest repetition was slower than the runner-up's fastest.\n"
+           "  The fastest is named when the runner-up's median is %.2fx its own or more and the two lie\n"
+           "  further apart than twice their spreads added (spread: the median distance of a kind's samples\n"
+           "  from its median); else 'no clear winner', with the kinds not resolved slower and their ratios.\n"
            "  'avoid' when the slowest total is %.1fx the fastest or more; 'its op' = where it loses most.\n\n",
-           SMALL_BELOW, AVOID_RATIO);
+           SMALL_BELOW, WIN_RATIO, AVOID_RATIO);
     printf("%-8s %8s", "total", "N");
     for (k = 0; k < MAX_KINDS; k++)
         printf("  %15s", kinds[k]->name);
@@ -463,8 +517,9 @@ static void print_notes(void)
            "  <x  below the noise: too small for this run to resolve, not a cost. A median is shown only\n"
            "      when it exceeds its noise x. For a difference (min_time: two timed loops subtracted;\n"
            "      idle and request per op: per-tick batches of a few ops, less the clock pair's mean cost)\n"
-           "      x is its range over the repetitions (max - min): shown, it is a figure its repetitions\n"
-           "      agree on to better than its own size. For every figure x is at least 0.05 ns (the\n"
+           "      x is twice the median distance of its samples from their median: shown, it is a\n"
+           "      figure most samples agree on to better than half its size (one slow repetition does\n"
+           "      not hide it, as their range would). For every figure x is at least 0.05 ns (the\n"
            "      printed resolution) and at least the size of a negative median (nothing costs less\n"
            "      than zero: that much is noise).\n"
            "  The machine may be shared and noisy: compare kinds within one run, not across runs.\n");
@@ -476,12 +531,14 @@ static void usage(void)
             "usage: timer_bench [--sizes N,N,...] [--reps R] [--wn N] [--conns N] [--small N] [--seed S]\n"
             "                   [--csv PATH]\n"
             "  --sizes  ordered-insert protocol sizes (default 1000,10000,1000000,10000000)\n"
-            "  --reps   repetitions; median and spread are over them (default 3)\n"
+            "  --reps   repetitions; median and spread are over them (default 3; N < %d runs %d\n"
+            "           times in each)\n"
             "  --wn     items in the large random, request and mixed workloads (default 1000000)\n"
             "  --conns  connections in the large idle workload (default 100000)\n"
             "  --small  items and connections in the small workloads (default 1000; 0: none)\n"
             "  --seed   RNG seed of the workloads (default 1)\n"
-            "  --csv    where to write the CSV (default results.csv; '-' for none)\n");
+            "  --csv    where to write the CSV (default results.csv; '-' for none)\n",
+            SMALL_BELOW, SMALL_PASSES);
     exit(2);
 }
 

@@ -28,6 +28,9 @@
 
 #define MAX_SIZES 16
 #define MAX_REPS 64
+/* Samples of one figure: make bench runs its small sizes several times in
+ * each repetition (SMALL_PASSES in bench.c). */
+#define MAX_SAMPLES (8 * MAX_REPS)
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -89,6 +92,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The median of v[0 .. n) (sorts them). */
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* One figure's time (ns) in each round of a run. */
 struct round_ns {
     double ns[BENCH_MAX_ROUNDS];
@@ -97,9 +107,17 @@ struct round_ns {
 /* The median over the rounds (sorts them). */
 static double round_median(struct round_ns *r, size_t rounds)
 {
-    qsort(r->ns, rounds, sizeof r->ns[0], cmp_double);
-    return rounds % 2 ? r->ns[rounds / 2] : (r->ns[rounds / 2 - 1] + r->ns[rounds / 2]) / 2;
+    return median_of(r->ns, rounds);
 }
+
+/* min_time is the difference of two pop loops over the same items, one
+ * with a min_time call before each pop. Both are timed in blocks of this
+ * many pops, block b of one at the same positions as block b of the other,
+ * and the figure is the median over the blocks of their difference: a slow
+ * spell of the machine during a block of one loop is left out, where it
+ * would move the difference of two whole loops (at 1M timers, one round of
+ * two loops of 500,000 pops). Runs of fewer pops are one block. */
+#define BENCH_MT_BLOCK 4096
 
 /* Results that the compiler must not discard. */
 static volatile uint64_t bench_sink;
@@ -424,8 +442,8 @@ struct rec {
     size_t n, node_bytes;
     double owned_kb;            /* < 0: not applicable */
     int derived;                /* a difference of timings: see rec_noise */
-    int count;
-    double ns[MAX_REPS], ratio[MAX_REPS];
+    int count;                  /* samples: one per repetition, or per pass (bench.c) */
+    double ns[MAX_SAMPLES], ratio[MAX_SAMPLES];
 };
 
 static struct rec *recs;
@@ -469,6 +487,8 @@ static void record(const char *workload, const char *kind, size_t n, const char 
     if (!recording)
         return;
     r = rec_get(workload, kind, n, op);
+    if (r->count == MAX_SAMPLES)
+        bench_fail("more than %d samples of %s %s %zu %s", MAX_SAMPLES, workload, kind, n, op);
     r->node_bytes = node_bytes;
     r->derived = derived;
     r->ns[r->count] = ns;
@@ -476,27 +496,41 @@ static void record(const char *workload, const char *kind, size_t n, const char 
     r->count++;
 }
 
-struct stats { double median, min, max; };
+/* spread: the median distance of the samples from their median (the median
+ * absolute deviation): half of them lie within it. Unlike max - min, one
+ * slow repetition of three does not move it. */
+struct stats { double median, min, max, spread; };
+
+static double median_sorted(const double *s, int count)
+{
+    return count % 2 ? s[count / 2] : (s[count / 2 - 1] + s[count / 2]) / 2;
+}
 
 static struct stats stats_of(const double *v, int count)
 {
-    double s[MAX_REPS];
+    double s[MAX_SAMPLES];
     struct stats st;
+    int i;
     memcpy(s, v, (size_t)count * sizeof *s);
     qsort(s, (size_t)count, sizeof *s, cmp_double);
     st.min = s[0];
     st.max = s[count - 1];
-    st.median = count % 2 ? s[count / 2] : (s[count / 2 - 1] + s[count / 2]) / 2;
+    st.median = median_sorted(s, count);
+    for (i = 0; i < count; i++)
+        s[i] = fabs(s[i] - st.median);
+    qsort(s, (size_t)count, sizeof *s, cmp_double);
+    st.spread = median_sorted(s, count);
     return st;
 }
 
 /* The noise of a figure: for a difference (rec.derived: min_time, or
- * batches of a few ops less the clock's mean cost) the range of its
- * repetitions, max - min: a difference is shown only where its repetitions
- * agree on it to better than its own size. For any figure at least the size
- * of a negative median (no operation costs less than nothing: that much is
- * bias or noise), and at least 0.05 ns, the printed resolution. A median
- * below its noise is printed "<noise". */
+ * batches of a few ops less the clock's mean cost) twice the spread of its
+ * samples: a difference is shown only where most of its samples agree on
+ * it to better than half its size. Not their range (max - min),
+ * which one slow repetition sets: a 20 ns figure printed "<70" then. For
+ * any figure at least the size of a negative median (no operation costs
+ * less than nothing: that much is bias or noise), and at least 0.05 ns, the
+ * printed resolution. A median below its noise is printed "<noise". */
 static double rec_noise(const struct rec *r)
 {
     struct stats st;
@@ -504,8 +538,8 @@ static double rec_noise(const struct rec *r)
     if (r->count == 0)
         return noise;
     st = stats_of(r->ns, r->count);
-    if (r->derived && st.max - st.min > noise)
-        noise = st.max - st.min;
+    if (r->derived && 2 * st.spread > noise)
+        noise = 2 * st.spread;
     if (-st.median > noise)
         noise = -st.median;
     return noise;

@@ -75,15 +75,18 @@ static void K_(_reinsert)(CONT *c, ITEM *it, size_t from, size_t to)
 /* The ordered-insert protocol: insert N at base + i*97, remove the first
  * half, pop each remaining item at exactly its expiry; then re-insert the
  * second half and time min_time + pop against a plain pop loop, in the same
- * round (min_time is the median of the rounds' differences). Small N runs in
- * rounds (bench_rounds); total is insert + remove + pop per timer. */
+ * round, block by block (BENCH_MT_BLOCK; min_time is the median of the
+ * rounds' differences). Small N runs in rounds (bench_rounds); total is
+ * insert + remove + pop per timer. */
 static void K_(_ordered)(size_t n, struct wl_result *r, size_t *owned_bytes)
 {
     static struct round_ns ins, rem, pop, mt, total;
-    size_t i, half = n / 2, rounds = bench_rounds(n), round;
+    size_t i, half = n / 2, rounds = bench_rounds(n), round, b;
+    size_t nblocks = (n - half + BENCH_MT_BLOCK - 1) / BENCH_MT_BLOCK;
+    double *blk = (double *)xmalloc(nblocks * sizeof *blk);   /* per block: base ns, then diff per op */
     struct tlist out;
     CONT c;
-    double t0, base;
+    double t0;
     uint64_t sum = 0;          /* keeps the min_time calls alive */
 
     tlist_init(&out);
@@ -119,29 +122,37 @@ static void K_(_ordered)(size_t n, struct wl_result *r, size_t *owned_bytes)
          * differently). */
         C_(destroy)(&c);
         K_(_reinsert)(&c, it, half, n);
-        t0 = bench_now();
-        for (i = half; i < n; i++)
-            K_(_pop_one)(&c, &out, ORDERED_WHEN(i), &it[i]);
-        base = bench_since(t0);
+        for (b = 0, i = half; i < n; b++) {
+            size_t stop = i + BENCH_MT_BLOCK < n ? i + BENCH_MT_BLOCK : n;
+            t0 = bench_now();
+            for (; i < stop; i++)
+                K_(_pop_one)(&c, &out, ORDERED_WHEN(i), &it[i]);
+            blk[b] = bench_since(t0);
+        }
 
         C_(destroy)(&c);
         K_(_reinsert)(&c, it, half, n);
-        t0 = bench_now();
-        for (i = half; i < n; i++) {
-            int64_t t = C_(min_time)(&c);
-            /* Right after init the wheel's bound may lie anywhere before
-             * the first expiry; from then on the clock sits at expiry[i-1]. */
-            int check_left = KIND_MIN_EXACT || i > half;
-            if (t > ORDERED_WHEN(i) || (check_left && i > 0 && t <= ORDERED_WHEN(i - 1)))
-                bench_fail("%s: min_time %" PRId64 " outside (%" PRId64 ", %" PRId64 "] at step %zu",
-                           KIND_NAME, t, i > 0 ? ORDERED_WHEN(i - 1) : -1, ORDERED_WHEN(i), i);
-            sum += (uint64_t)t;
-            K_(_pop_one)(&c, &out, ORDERED_WHEN(i), &it[i]);
+        for (b = 0, i = half; i < n; b++) {
+            size_t from = i, stop = i + BENCH_MT_BLOCK < n ? i + BENCH_MT_BLOCK : n;
+            t0 = bench_now();
+            for (; i < stop; i++) {
+                int64_t t = C_(min_time)(&c);
+                /* Right after init the wheel's bound may lie anywhere before
+                 * the first expiry; from then on the clock sits at expiry[i-1]. */
+                int check_left = KIND_MIN_EXACT || i > half;
+                if (t > ORDERED_WHEN(i) || (check_left && i > 0 && t <= ORDERED_WHEN(i - 1)))
+                    bench_fail("%s: min_time %" PRId64 " outside (%" PRId64 ", %" PRId64 "] at step %zu",
+                               KIND_NAME, t, i > 0 ? ORDERED_WHEN(i - 1) : -1, ORDERED_WHEN(i), i);
+                sum += (uint64_t)t;
+                K_(_pop_one)(&c, &out, ORDERED_WHEN(i), &it[i]);
+            }
+            blk[b] = (bench_since(t0) - blk[b]) / (double)(stop - from);
         }
-        mt.ns[round] = bench_since(t0) - base;
+        mt.ns[round] = median_of(blk, nblocks) * (double)(n - half);
         K_(_expect_empty)(&c, "ordered min_time");
         C_(destroy)(&c);
     }
+    free(blk);
     wl_put(r, "insert", round_median(&ins, rounds), n);
     wl_put(r, "remove", round_median(&rem, rounds), half);
     wl_put(r, "pop", round_median(&pop, rounds), n - half);

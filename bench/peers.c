@@ -755,8 +755,8 @@ static void print_ns_table(const struct row *rows, size_t nrows)
     size_t i;
     int e;
     printf("\nns per operation (median over the repetitions; min and max in the CSV; <x: a difference\n"
-           "below its noise x = its range over the repetitions, or a negative median, as make bench\n"
-           "prints it; no ratio is taken of it):\n\n");
+           "below its noise x = twice the median distance of its repetitions from their median, or a\n"
+           "negative median, as make bench prints it; no ratio is taken of it):\n\n");
     printf("%-8s %8s %-10s", "workload", "N", "op");
     for (e = 0; e < NENTRIES; e++)
         printf(" %*s%s", col_width(e), entries[e].name, e == NOURS - 1 ? " |" : "");
