@@ -222,10 +222,13 @@ TIMER_INLINE_ void timer_heap_init(struct timer_heap *h, int64_t now)
     h->now = now < 0 ? 0 : now;
 }
 
-/* Put entry e at index i and tell its node. */
-TIMER_INLINE_ void timer_heap_place_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
+/* Put entry e at index i of the array a and tell its node. (The sifts take
+ * the array and the count as arguments, not through h: stores through a
+ * node pointer could alias h, and would make the compiler reload both at
+ * every level.) */
+TIMER_INLINE_ void timer_heap_place_(struct timer_heap_entry *a, size_t i, struct timer_heap_entry e)
 {
-    h->a[i] = e;
+    a[i] = e;
     e.node->u.heap.pos = i + 1;
 }
 
@@ -243,16 +246,16 @@ TIMER_INLINE_ bool timer_heap_before_(struct timer_heap_entry x, struct timer_he
  * (insert, reschedule) is later than every entry of its expiry, so it
  * stops at an equal one without reading arrival numbers; an entry moved to
  * fill a hole compares them. */
-TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap *h, size_t i, struct timer_heap_entry e, bool arrival)
+TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap_entry *a, size_t i, struct timer_heap_entry e, bool arrival)
 {
     while (i > 0) {
         size_t parent = (i - 1) / TIMER_HEAP_ARITY;
-        if (arrival ? h->a[parent].expire <= e.expire : !timer_heap_before_(e, h->a[parent]))
+        if (arrival ? a[parent].expire <= e.expire : !timer_heap_before_(e, a[parent]))
             break;
-        timer_heap_place_(h, i, h->a[parent]);
+        timer_heap_place_(a, i, a[parent]);
         i = parent;
     }
-    timer_heap_place_(h, i, e);
+    timer_heap_place_(a, i, e);
 }
 
 /* The index of the first entry in heap order among first .. end-1 (first < end). */
@@ -300,27 +303,26 @@ TIMER_INLINE_ size_t timer_heap_min_of_block_(const struct timer_heap_entry *a, 
 
 /* The index of the smallest child in the block that starts at first (the
  * parent has at least one child). */
-TIMER_INLINE_ size_t timer_heap_best_child_(const struct timer_heap *h, size_t first)
+TIMER_INLINE_ size_t timer_heap_best_child_(const struct timer_heap_entry *a, size_t count, size_t first)
 {
-    return first + TIMER_HEAP_ARITY <= h->count ? timer_heap_min_of_block_(h->a, first)
-                                                : timer_heap_min_child_(h->a, first, h->count);
+    return first + TIMER_HEAP_ARITY <= count ? timer_heap_min_of_block_(a, first) : timer_heap_min_child_(a, first, count);
 }
 
 /* Move the hole at i down until e, a new arrival, fits, then place e
  * there. For a reschedule: the rescheduled entry (a timeout pushed back a
  * little) usually belongs at or near where it was. As the latest arrival
  * it goes after every entry of its expiry. */
-TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
+TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap_entry *a, size_t count, size_t i, struct timer_heap_entry e)
 {
     size_t first;
-    while ((first = i * TIMER_HEAP_ARITY + 1) < h->count) {
-        size_t best = timer_heap_best_child_(h, first);
-        if (e.expire < h->a[best].expire)
+    while ((first = i * TIMER_HEAP_ARITY + 1) < count) {
+        size_t best = timer_heap_best_child_(a, count, first);
+        if (e.expire < a[best].expire)
             break;
-        timer_heap_place_(h, i, h->a[best]);
+        timer_heap_place_(a, i, a[best]);
         i = best;
     }
-    timer_heap_place_(h, i, e);
+    timer_heap_place_(a, i, e);
 }
 
 /* Fill the hole at i with e, the array's last entry, when e belongs at or
@@ -330,15 +332,15 @@ TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap *h, size_t i, struct 
  * there, which stops at once in the common case. One comparison a level
  * less than the top-down sift; the sift up cannot pass i, whose parent is
  * no later than e (the caller's condition). */
-TIMER_INLINE_ void timer_heap_fill_hole_(struct timer_heap *h, size_t i, struct timer_heap_entry e)
+TIMER_INLINE_ void timer_heap_fill_hole_(struct timer_heap_entry *a, size_t count, size_t i, struct timer_heap_entry e)
 {
     size_t first;
-    while ((first = i * TIMER_HEAP_ARITY + 1) < h->count) {
-        size_t best = timer_heap_best_child_(h, first);
-        timer_heap_place_(h, i, h->a[best]);
+    while ((first = i * TIMER_HEAP_ARITY + 1) < count) {
+        size_t best = timer_heap_best_child_(a, count, first);
+        timer_heap_place_(a, i, a[best]);
         i = best;
     }
-    timer_heap_sift_up_(h, i, e, false);
+    timer_heap_sift_up_(a, i, e, false);
 }
 
 /* Resize the array to cap entries; false (and nothing changed) on failure. */
@@ -370,6 +372,8 @@ TIMER_INLINE_ int timer_heap_reserve_(struct timer_heap *h)
 TIMER_INLINE_ void timer_heap_shrink_(struct timer_heap *h)
 {
     size_t cap = h->cap;
+    if (h->count >= cap / 4)                /* the common case, one compare */
+        return;
     while (cap > TIMER_HEAP_MIN_CAP && h->count < cap / 4 && cap / 2 >= h->reserved)
         cap /= 2;
     if (cap != h->cap)
@@ -383,9 +387,9 @@ TIMER_INLINE_ void timer_heap_delete_(struct timer_heap *h, size_t i)
     if (i == h->count)
         return;
     if (i > 0 && timer_heap_before_(last, h->a[(i - 1) / TIMER_HEAP_ARITY]))
-        timer_heap_sift_up_(h, i, last, false);
+        timer_heap_sift_up_(h->a, i, last, false);
     else
-        timer_heap_fill_hole_(h, i, last);
+        timer_heap_fill_hole_(h->a, h->count, i, last);
 }
 
 /* Add an unlinked node, a new arrival; room has been reserved. */
@@ -396,7 +400,7 @@ TIMER_INLINE_ void timer_heap_add_(struct timer_heap *h, int64_t expire, struct 
     e.node = n;
     n->expire = expire;
     n->u.heap.seq = ++h->seq;
-    timer_heap_sift_up_(h, h->count++, e, true);
+    timer_heap_sift_up_(h->a, h->count++, e, true);
 }
 
 /* False only when n is pending at a position that is not its in h: in
@@ -455,9 +459,9 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     n->expire = expire;
     n->u.heap.seq = ++h->seq;
     if (i > 0 && expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
-        timer_heap_sift_up_(h, i, e, true);
+        timer_heap_sift_up_(h->a, i, e, true);
     else
-        timer_heap_sift_down_(h, i, e);
+        timer_heap_sift_down_(h->a, h->count, i, e);
     return 0;
 }
 
