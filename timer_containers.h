@@ -1881,7 +1881,10 @@ TIMER_FUNCTIONS_END_
  *   O(1) amortised per item (O(runs) per item while several runs overlap,
  *   at most 10) plus O(11) words of bitmap per slot visited; a
  *   pop with now behind the clock only looks at the overdue list, and costs
- *   O(items it pops);
+ *   O(items it pops); a pop before every slot's start (the wheel keeps a
+ *   lower bound of it, `limit`) with nothing overdue, what an event loop's
+ *   pop with nothing due and a run of fixed-delay timeouts are, is a few
+ *   compares inline (plus the run items it hands out);
  * - next_expiry and first are amortised O(1) (the moves they make are moves
  *   pop would make); they may move the clock forward, never past the
  *   earliest pending expiry, which nothing observable depends on. So may a
@@ -1941,6 +1944,16 @@ struct timer_wheel_node {
 
 struct timer_wheel {
     int64_t now;            /* the clock: every slot item is later than it */
+    /* A lower bound of every occupied slot's start (UINT64_MAX: no slot),
+     * and always later than the clock. So a pop at a time before it, with
+     * nothing overdue, has no slot to take or open: only the runs matter,
+     * and the clock may move there at once (pop's fast path); and an
+     * expiry at or after it maps to a slot that starts there or later, so
+     * inserting it keeps the bound (insert's fast path). Exact after a pop
+     * that walked the slots; an earlier insert lowers it to its slot's
+     * start; what moves the clock otherwise resets it to clock + 1, a bound
+     * that always holds. */
+    uint64_t limit;
     int64_t base;           /* the latest time given to init or pop, <= now:
                                next_expiry may move the clock past it */
     size_t count;           /* pending items */
@@ -2017,6 +2030,7 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
     w->now = now < 0 ? 0 : now;
     w->base = w->now;
     w->count = 0;
+    w->limit = UINT64_MAX;
     tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
 
@@ -2133,6 +2147,7 @@ TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
     struct tlist moved;
     uint64_t runs = timer_wheel_runs_(w) & ((UINT64_C(2) << (to / TIMER_WHEEL_SLOTS)) - 1);
     assert(base < w->now);
+    w->limit = (uint64_t)base + 1;              /* every slot starts after the clock */
     tlist_init(&moved);
     while (runs != 0) {
         unsigned level = tbitmap_highest(runs);
@@ -2163,19 +2178,38 @@ TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
         tbitmap_clear(w->occupied, TIMER_WHEEL_OVERDUE);
 }
 
-/* File an unlinked node at `expire` relative to the current clock. An
- * expiry between base and a clock that next_expiry moved ahead goes to the
- * overdue list only at one of its ends; anywhere else, the clock rewinds
+/* file_'s uncommon case: an expiry before limit. A slot insert lowers
+ * limit to its slot's start. An expiry at or before the clock goes to the
+ * overdue list, but one between base and a clock that next_expiry moved
+ * ahead only at one of the list's ends; anywhere else, the clock rewinds
  * first, so that the insert is a slot insert again. */
+TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer_wheel_node *n)
+{
+    int64_t expire = n->expire;
+    size_t i;
+    uint64_t start;
+    if (expire <= w->now && expire > w->base && !timer_wheel_overdue_end_(w, expire))
+        timer_wheel_rewind_(w);
+    if (expire <= w->now) {
+        timer_wheel_link_overdue_(w, n);
+        return;
+    }
+    i = timer_wheel_slot_(w->now, expire);
+    start = (uint64_t)timer_wheel_slot_start_(w->now, i);
+    if (start < w->limit)
+        w->limit = start;
+    timer_wheel_link_(w, i, n);
+}
+
+/* File an unlinked node at `expire` relative to the current clock: at or
+ * after limit (so later than the clock), straight into its slot. */
 TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
 {
     n->expire = expire;
-    if (expire <= w->now && expire > w->base && !timer_wheel_overdue_end_(w, expire))
-        timer_wheel_rewind_(w);
-    if (expire > w->now)
+    if ((uint64_t)expire >= w->limit)
         timer_wheel_link_(w, timer_wheel_slot_(w->now, expire), n);
     else
-        timer_wheel_link_overdue_(w, n);
+        timer_wheel_file_early_(w, n);
 }
 
 TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
@@ -2261,7 +2295,7 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
      * the overdue list) and append it, as an insert would, since a
      * reschedule is a new arrival. An item that is last in the slot its new
      * expiry maps to is there already: only the expiry changes. */
-    if (timer_wheel_node_pending(n) && expire > w->now) {
+    if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         size_t i = timer_wheel_slot_(w->now, expire);
         if (n->link.next != &w->slot[i]) {
             timer_wheel_unlink_(w, n);
@@ -2524,7 +2558,17 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slots_(struct timer_wheel *w, int64_t now
     return k;
 }
 
-TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
+/* The start of the earliest occupied slot, UINT64_MAX when there is none. */
+TIMER_INLINE_ uint64_t timer_wheel_first_start_(const struct timer_wheel *w)
+{
+    size_t i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
+    return i < TIMER_WHEEL_OVERDUE ? (uint64_t)timer_wheel_slot_start_(w->now, i) : UINT64_MAX;
+}
+
+/* pop when the fast path does not apply: now behind the clock (then only
+ * overdue items can be due), items overdue, or a slot that starts at or
+ * before now (taken, or opened). Afterwards limit is exact again. */
+TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
     size_t k = 0, end = 0;
     if (now < w->now) {
@@ -2550,8 +2594,30 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
      * expiry maps to with the clock at now; every run item is later too. */
     w->now = now;
     w->base = now;
+    w->limit = timer_wheel_first_start_(w);
     assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
     w->count -= k;
+    return k;
+}
+
+/* The common pop, inline: at or after the clock and before limit, with
+ * nothing overdue, no slot starts at or before now, so only run items can
+ * be due (one bitmap word says which runs hold items) and every slot keeps
+ * its place with the clock at now. An event loop's pop with nothing due,
+ * and a pop of fixed-delay timeouts handed out from a run, stop here. */
+TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
+{
+    size_t k = 0;
+    uint64_t lists = w->occupied[TIMER_WHEEL_OVERDUE / 64];    /* the overdue list and the runs */
+    if ((uint64_t)now >= w->limit || now < w->now || (lists & 1) != 0)
+        return timer_wheel_pop_slow_(w, now, out);
+    if (lists != 0) {
+        k = timer_wheel_take_runs_(w, now, out);
+        assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
+        w->count -= k;
+    }
+    w->now = now;
+    w->base = now;
     return k;
 }
 
@@ -2601,6 +2667,7 @@ TIMER_INLINE_ size_t timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
                 return r;
         } else if (i >= TIMER_WHEEL_SLOTS) {
             timer_wheel_open_(w, i);        /* then look again */
+            w->limit = (uint64_t)w->now + 1;    /* a bound that always holds */
             continue;
         }
         *t = start;                         /* at level 0 a slot is one tick: exact */
@@ -2657,6 +2724,8 @@ TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
     run = timer_wheel_runs_low_(w);
     if (run != TIMER_NEVER && ((uint64_t)run ^ (uint64_t)w->now) < TIMER_WHEEL_SLOTS)
         run = timer_wheel_runs_front_(w);
+    if ((uint64_t)run < w->limit)
+        return run;                         /* no slot starts before it */
     if (run != TIMER_NEVER)
         end = timer_wheel_slot_(w->now, run);
     i = tbitmap_find_first(w->occupied, 0, end + 1);
@@ -2691,6 +2760,7 @@ TIMER_INLINE_ void timer_wheel_clear(struct timer_wheel *w)
         tbitmap_clear(w->occupied, i);
     }
     w->count = 0;
+    w->limit = UINT64_MAX;
 }
 
 /* The wheel owns no memory: destroy is clear. */
@@ -2716,6 +2786,8 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
         return "clock is negative";
     if (w->base < 0 || w->base > w->now)
         return "base is negative or later than the clock";
+    if (w->limit <= (uint64_t)w->now)
+        return "limit is not later than the clock";
     for (i = 0; i < TIMER_WHEEL_NSLOTS; i++) {
         const struct tlist *head = &w->slot[i];
         int64_t last = -1;
@@ -2751,6 +2823,8 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
                 last = n->expire;
             } else if (n->expire <= w->now || timer_wheel_slot_(w->now, n->expire) != i) {
                 return "item is not in the slot its expiry maps to";
+            } else if ((uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit) {
+                return "a slot starts before limit";
             }
         }
     }
