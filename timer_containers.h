@@ -1962,7 +1962,11 @@ struct timer_wheel {
      * its first item leaves it early, until a pop reaches it or next_expiry
      * runs. So a pop with nothing due, and min_time, need not read a run's
      * first item. */
-    int64_t run_low[TIMER_WHEEL_LEVELS];
+    /* Of level L at L - 1 (level 0 has no run): one word less keeps the
+     * slots at an offset that is a multiple of their 16 bytes, which saves
+     * an add in every slot address (callgrind: 2.6 instructions a refined
+     * item on random pops). */
+    int64_t run_low[TIMER_WHEEL_LEVELS - 1];
     /* Bit i set <=> slot[i] (a slot, the overdue list or a run) is
      * non-empty. A head is initialised when its bit is set, so init only
      * has to clear 12 words. */
@@ -2400,7 +2404,7 @@ TIMER_INLINE_ int64_t timer_wheel_runs_low_(const struct timer_wheel *w)
     uint64_t runs = timer_wheel_runs_(w);
     int64_t low = TIMER_NEVER;
     for (; runs != 0; runs &= runs - 1) {
-        int64_t b = w->run_low[tbitmap_lowest(runs)];
+        int64_t b = w->run_low[tbitmap_lowest(runs) - 1];
         if (b < low)
             low = b;
     }
@@ -2419,7 +2423,7 @@ TIMER_INLINE_ size_t timer_wheel_next_run_(struct timer_wheel *w, uint64_t runs,
         unsigned level = tbitmap_highest(runs);
         size_t r = TIMER_WHEEL_OVERDUE + level;
         int64_t f = timer_wheel_front_(w, r);
-        w->run_low[level] = f;
+        w->run_low[level - 1] = f;
         runs &= ~(UINT64_C(1) << level);
         if (best == 0) {
             best = r;
@@ -2454,7 +2458,7 @@ TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t r, in
     if (next == head)
         tbitmap_clear(w->occupied, r);
     else
-        w->run_low[r - TIMER_WHEEL_OVERDUE] = timer_wheel_node_of_(next)->expire;
+        w->run_low[r - TIMER_WHEEL_OVERDUE - 1] = timer_wheel_node_of_(next)->expire;
     return k;
 }
 
@@ -2468,9 +2472,9 @@ TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound
     if ((runs & (runs - 1)) == 0) {         /* one run, the common case */
         unsigned level = tbitmap_lowest(runs);
         size_t r = TIMER_WHEEL_OVERDUE + level;
-        if (w->run_low[level] > bound)
+        if (w->run_low[level - 1] > bound)
             return 0;                       /* nothing due: no item read */
-        if ((w->run_low[level] = timer_wheel_front_(w, r)) > bound)
+        if ((w->run_low[level - 1] = timer_wheel_front_(w, r)) > bound)
             return 0;                       /* its first item was removed */
         return timer_wheel_take_front_(w, r, bound, out);
     }
@@ -2520,7 +2524,7 @@ TIMER_INLINE_ void timer_wheel_open_(struct timer_wheel *w, size_t i)
     if (run->next == run)
         tbitmap_clear(w->occupied, r);
     else
-        w->run_low[r - TIMER_WHEEL_OVERDUE] = timer_wheel_front_(w, r);
+        w->run_low[r - TIMER_WHEEL_OVERDUE - 1] = timer_wheel_front_(w, r);
 }
 
 /* pop's walk over the slots, for a pop that has something other than run
@@ -2811,8 +2815,8 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
                     return "overdue list is not sorted";
                 last = n->expire;
             } else if (i > TIMER_WHEEL_OVERDUE) {   /* the run of level i - OVERDUE */
-                if (pos == head->next && (w->run_low[i - TIMER_WHEEL_OVERDUE] > n->expire ||
-                                          w->run_low[i - TIMER_WHEEL_OVERDUE] <= w->now))
+                if (pos == head->next && (w->run_low[i - TIMER_WHEEL_OVERDUE - 1] > n->expire ||
+                                          w->run_low[i - TIMER_WHEEL_OVERDUE - 1] <= w->now))
                     return "a run's lower bound is later than its first item or not later than the clock";
                 if (n->expire <= w->now)
                     return "a run holds an item at or before the clock";
