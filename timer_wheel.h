@@ -680,22 +680,12 @@ TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t r, in
     return k;
 }
 
-/* Hand out every run item with expire <= bound, merged in pop order. */
-TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
+/* take_runs_ with two runs or more: out of line, so that the one-run
+ * case stays short where pop inlines it. */
+TIMER_NOINLINE_ size_t timer_wheel_take_merged_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
 {
     size_t k = 0;
-    uint64_t runs = timer_wheel_runs_(w);
-    if (runs == 0)
-        return 0;
-    if ((runs & (runs - 1)) == 0) {         /* one run, the common case */
-        unsigned level = tbitmap_lowest(runs);
-        size_t r = TIMER_WHEEL_OVERDUE + level;
-        if (w->run_low[level - 1] > bound)
-            return 0;                       /* nothing due: no item read */
-        if ((w->run_low[level - 1] = timer_wheel_front_(w, r)) > bound)
-            return 0;                       /* its first item was removed */
-        return timer_wheel_take_front_(w, r, bound, out);
-    }
+    uint64_t runs;
     if (timer_wheel_runs_low_(w) > bound)
         return 0;
     while ((runs = timer_wheel_runs_(w)) != 0) {
@@ -708,6 +698,25 @@ TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound
             break;
     }
     return k;
+}
+
+/* Hand out every run item with expire <= bound, merged in pop order. */
+TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
+{
+    uint64_t runs = timer_wheel_runs_(w);
+    unsigned level;
+    size_t r;
+    if (runs == 0)
+        return 0;
+    if ((runs & (runs - 1)) != 0)
+        return timer_wheel_take_merged_runs_(w, bound, out);
+    level = tbitmap_lowest(runs);           /* one run, the common case */
+    r = TIMER_WHEEL_OVERDUE + level;
+    if (w->run_low[level - 1] > bound)
+        return 0;                           /* nothing due: no item read */
+    if ((w->run_low[level - 1] = timer_wheel_front_(w, r)) > bound)
+        return 0;                           /* its first item was removed */
+    return timer_wheel_take_front_(w, r, bound, out);
 }
 
 /* Slot i (level >= 1) is the earliest occupied slot, the overdue list is
@@ -831,9 +840,11 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
 {
     size_t k = 0;
     uint64_t lists = w->occupied[TIMER_WHEEL_OVERDUE / 64];    /* the overdue list and the runs */
-    if ((uint64_t)now >= w->limit || now < w->now || (lists & 1) != 0)
+    if ((uint64_t)now >= w->limit || now < w->now)
         return timer_wheel_pop_slow_(w, now, out);
     if (lists != 0) {
+        if ((lists & 1) != 0)               /* items overdue */
+            return timer_wheel_pop_slow_(w, now, out);
         k = timer_wheel_take_runs_(w, now, out);
         assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
         w->count -= k;
