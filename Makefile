@@ -9,6 +9,9 @@
 # PORT_STEPS, FUZZ_TEST_SECONDS and CC; see test/Makefile.
 # Optional: make peers-deps && make bench-peers && make plot (libev, libuv,
 # libevent, BSD tree.h side by side; SVG charts with gnuplot).
+# make bench-instructions (needs valgrind): instructions per operation of
+# every container, counted by callgrind; repeatable where make bench's times
+# move 20-30% between runs (bench/instr.c; docs/benchmarks.md).
 # make examples builds the programs under examples/ (make test runs their tests).
 # make fuzz (FUZZ_SECONDS=60 per container) and make soak: the long checks.
 # make single-header rewrites timer_containers.h, the five headers in one file
@@ -28,7 +31,7 @@
 #       pkg-config, find_package, add_subdirectory, FetchContent, meson),
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
-.PHONY: all test check bench examples fuzz soak bench-peers peers-deps plot clean \
+.PHONY: all test check bench examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
 	install uninstall test-pkg single-header
 
 all: test
@@ -53,6 +56,9 @@ examples:
 
 bench-peers:
 	@$(MAKE) --no-print-directory -C bench peers
+
+bench-instructions:
+	@$(MAKE) --no-print-directory -C bench instructions
 
 peers-deps:
 	@$(MAKE) --no-print-directory -C bench peers-deps

@@ -231,6 +231,15 @@ registry() {
     done
     needs -
 
+    # make bench-instructions' driver (bench/instr.c), run natively over a
+    # few thousand timers: it checks every phase's results and exits non-zero
+    # on a wrong one, so the counts it gives under callgrind are of correct
+    # runs (the counts themselves need valgrind: make bench-instructions).
+    for k in floor $ALL_KINDS; do
+        t bench-instr.build.$k      check -  build instr/instr_$k "$CC" $C99 -O2 -DNDEBUG -I../bench -DINSTR_$(upper $k) ../bench/instr.c -lm
+        t bench-instr.$k            check bench-instr.build.$k  "$B/instr/instr_$k" --n 3000 --conns 1000
+    done
+
     # The soak, short (make soak runs 10 million timers per round), and
     # smaller still under valgrind memcheck, with the seed corpus there too.
     for k in $KINDS; do
