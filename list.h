@@ -266,27 +266,21 @@ TIMER_INLINE_ struct tlist *tlist_pop_front(struct tlist *head)
     return link;
 }
 
-/* Unchecked: dst inited, src inited and not empty; src is left as it was. */
-TIMER_INLINE_ void tlist_splice_back_(struct tlist *dst, struct tlist *src)
+/* Unchecked: append the chain first .. last, already out of its list, to
+ * the end of dst (inited). */
+TIMER_INLINE_ void tlist_splice_range_(struct tlist *dst, struct tlist *first, struct tlist *last)
 {
-    struct tlist *first = src->next, *last = src->prev, *tail = dst->prev;
+    struct tlist *tail = dst->prev;
     first->prev = tail;
     tail->next = first;
     last->next = dst;
     dst->prev = last;
 }
 
-/* Unchecked: move the links first .. last (consecutive, in that order, in
- * one list) to the end of dst (inited); their old list closes the gap. */
-TIMER_INLINE_ void tlist_move_back_(struct tlist *dst, struct tlist *first, struct tlist *last)
+/* Unchecked: dst inited, src inited and not empty; src is left as it was. */
+TIMER_INLINE_ void tlist_splice_back_(struct tlist *dst, struct tlist *src)
 {
-    struct tlist *before = first->prev, *after = last->next, *tail = dst->prev;
-    before->next = after;
-    after->prev = before;
-    first->prev = tail;
-    tail->next = first;
-    last->next = dst;
-    dst->prev = last;
+    tlist_splice_range_(dst, src->next, src->prev);
 }
 
 TIMER_INLINE_ void tlist_splice_back(struct tlist *dst, struct tlist *src)

@@ -278,27 +278,21 @@ TIMER_INLINE_ struct tlist *tlist_pop_front(struct tlist *head)
     return link;
 }
 
-/* Unchecked: dst inited, src inited and not empty; src is left as it was. */
-TIMER_INLINE_ void tlist_splice_back_(struct tlist *dst, struct tlist *src)
+/* Unchecked: append the chain first .. last, already out of its list, to
+ * the end of dst (inited). */
+TIMER_INLINE_ void tlist_splice_range_(struct tlist *dst, struct tlist *first, struct tlist *last)
 {
-    struct tlist *first = src->next, *last = src->prev, *tail = dst->prev;
+    struct tlist *tail = dst->prev;
     first->prev = tail;
     tail->next = first;
     last->next = dst;
     dst->prev = last;
 }
 
-/* Unchecked: move the links first .. last (consecutive, in that order, in
- * one list) to the end of dst (inited); their old list closes the gap. */
-TIMER_INLINE_ void tlist_move_back_(struct tlist *dst, struct tlist *first, struct tlist *last)
+/* Unchecked: dst inited, src inited and not empty; src is left as it was. */
+TIMER_INLINE_ void tlist_splice_back_(struct tlist *dst, struct tlist *src)
 {
-    struct tlist *before = first->prev, *after = last->next, *tail = dst->prev;
-    before->next = after;
-    after->prev = before;
-    first->prev = tail;
-    tail->next = first;
-    last->next = dst;
-    dst->prev = last;
+    tlist_splice_range_(dst, src->next, src->prev);
 }
 
 TIMER_INLINE_ void tlist_splice_back(struct tlist *dst, struct tlist *src)
@@ -1666,15 +1660,11 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     return 0;
 }
 
-/* The root is the first item in pop order (heap order is expiry, then
- * arrival): take roots while they are due. */
-TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tlist *out)
+/* pop's loop, out of line: the root is the first item in pop order (heap
+ * order is expiry, then arrival), so take roots while they are due. */
+TIMER_NOINLINE_ size_t timer_heap_pop_due_(struct timer_heap *h, int64_t now, struct tlist *out)
 {
     size_t k = 0;
-    if (now > h->now)
-        h->now = now;
-    if (h->count == 0 || h->a[0].expire > now)
-        return 0;                           /* nothing due: out untouched */
     tlist_ready_(out);
     do {
         struct timer_heap_node *n = h->a[0].node;
@@ -1684,6 +1674,16 @@ TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tl
     } while (h->count > 0 && h->a[0].expire <= now);
     timer_heap_shrink_(h);
     return k;
+}
+
+/* Inline, so that an event loop's pop with nothing due is two compares. */
+TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tlist *out)
+{
+    if (now > h->now)
+        h->now = now;
+    if (h->count == 0 || h->a[0].expire > now)
+        return 0;                           /* nothing due: out untouched */
+    return timer_heap_pop_due_(h, now, out);
 }
 
 TIMER_INLINE_ int64_t timer_heap_min_time(const struct timer_heap *h)
@@ -2454,7 +2454,9 @@ TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t r, in
         last = next;
         k++;
     }
-    tlist_move_back_(out, first, last);
+    head->next = next;                      /* the run now starts at next */
+    next->prev = head;
+    tlist_splice_range_(out, first, last);
     if (next == head)
         tbitmap_clear(w->occupied, r);
     else
@@ -2482,12 +2484,13 @@ TIMER_NOINLINE_ size_t timer_wheel_take_merged_runs_(struct timer_wheel *w, int6
     return k;
 }
 
-/* Hand out every run item with expire <= bound, merged in pop order. */
-TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
+/* Hand out every run item with expire <= bound, merged in pop order; runs
+ * is timer_wheel_runs_(w), which the caller has read. */
+TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, uint64_t runs, int64_t bound, struct tlist *out)
 {
-    uint64_t runs = timer_wheel_runs_(w);
     unsigned level;
     size_t r;
+    int64_t front;
     if (runs == 0)
         return 0;
     if ((runs & (runs - 1)) != 0)
@@ -2496,9 +2499,11 @@ TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound
     r = TIMER_WHEEL_OVERDUE + level;
     if (w->run_low[level - 1] > bound)
         return 0;                           /* nothing due: no item read */
-    if ((w->run_low[level - 1] = timer_wheel_front_(w, r)) > bound)
-        return 0;                           /* its first item was removed */
-    return timer_wheel_take_front_(w, r, bound, out);
+    if ((front = timer_wheel_front_(w, r)) > bound) {
+        w->run_low[level - 1] = front;      /* its first item was removed */
+        return 0;
+    }
+    return timer_wheel_take_front_(w, r, bound, out);   /* which updates the bound */
 }
 
 /* Slot i (level >= 1) is the earliest occupied slot, the overdue list is
@@ -2555,7 +2560,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slots_(struct timer_wheel *w, int64_t now
         bool whole = i < TIMER_WHEEL_SLOTS || (lone && timer_wheel_front_(w, i) <= now);
         if (timer_wheel_runs_(w) != 0) {    /* its first expiry, needed only here */
             int64_t first = lone ? timer_wheel_front_(w, i) : timer_wheel_slot_start_(w->now, i);
-            k += timer_wheel_take_runs_(w, first < now ? first : now, out);
+            k += timer_wheel_take_runs_(w, timer_wheel_runs_(w), first < now ? first : now, out);
         }
         if (whole) {
             k += timer_wheel_take_slot_(w, i, out);     /* one expiry, or one item */
@@ -2602,7 +2607,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
     if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE) ||
         (now > w->now && tbitmap_find_first(w->occupied, 0, end + 1) <= end))
         k = timer_wheel_pop_slots_(w, now, end, out);
-    k += timer_wheel_take_runs_(w, now, out);
+    k += timer_wheel_take_runs_(w, timer_wheel_runs_(w), now, out);
     /* Every slot left starts after now, so every item stays in the slot its
      * expiry maps to with the clock at now; every run item is later too. */
     w->now = now;
@@ -2627,7 +2632,7 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
     if (lists != 0) {
         if ((lists & 1) != 0)               /* items overdue */
             return timer_wheel_pop_slow_(w, now, out);
-        k = timer_wheel_take_runs_(w, now, out);
+        k = timer_wheel_take_runs_(w, lists, now, out);     /* the other bits: the runs */
         assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
         w->count -= k;
     }

@@ -672,7 +672,9 @@ TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t r, in
         last = next;
         k++;
     }
-    tlist_move_back_(out, first, last);
+    head->next = next;                      /* the run now starts at next */
+    next->prev = head;
+    tlist_splice_range_(out, first, last);
     if (next == head)
         tbitmap_clear(w->occupied, r);
     else
@@ -700,12 +702,13 @@ TIMER_NOINLINE_ size_t timer_wheel_take_merged_runs_(struct timer_wheel *w, int6
     return k;
 }
 
-/* Hand out every run item with expire <= bound, merged in pop order. */
-TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
+/* Hand out every run item with expire <= bound, merged in pop order; runs
+ * is timer_wheel_runs_(w), which the caller has read. */
+TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, uint64_t runs, int64_t bound, struct tlist *out)
 {
-    uint64_t runs = timer_wheel_runs_(w);
     unsigned level;
     size_t r;
+    int64_t front;
     if (runs == 0)
         return 0;
     if ((runs & (runs - 1)) != 0)
@@ -714,9 +717,11 @@ TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound
     r = TIMER_WHEEL_OVERDUE + level;
     if (w->run_low[level - 1] > bound)
         return 0;                           /* nothing due: no item read */
-    if ((w->run_low[level - 1] = timer_wheel_front_(w, r)) > bound)
-        return 0;                           /* its first item was removed */
-    return timer_wheel_take_front_(w, r, bound, out);
+    if ((front = timer_wheel_front_(w, r)) > bound) {
+        w->run_low[level - 1] = front;      /* its first item was removed */
+        return 0;
+    }
+    return timer_wheel_take_front_(w, r, bound, out);   /* which updates the bound */
 }
 
 /* Slot i (level >= 1) is the earliest occupied slot, the overdue list is
@@ -773,7 +778,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slots_(struct timer_wheel *w, int64_t now
         bool whole = i < TIMER_WHEEL_SLOTS || (lone && timer_wheel_front_(w, i) <= now);
         if (timer_wheel_runs_(w) != 0) {    /* its first expiry, needed only here */
             int64_t first = lone ? timer_wheel_front_(w, i) : timer_wheel_slot_start_(w->now, i);
-            k += timer_wheel_take_runs_(w, first < now ? first : now, out);
+            k += timer_wheel_take_runs_(w, timer_wheel_runs_(w), first < now ? first : now, out);
         }
         if (whole) {
             k += timer_wheel_take_slot_(w, i, out);     /* one expiry, or one item */
@@ -820,7 +825,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
     if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE) ||
         (now > w->now && tbitmap_find_first(w->occupied, 0, end + 1) <= end))
         k = timer_wheel_pop_slots_(w, now, end, out);
-    k += timer_wheel_take_runs_(w, now, out);
+    k += timer_wheel_take_runs_(w, timer_wheel_runs_(w), now, out);
     /* Every slot left starts after now, so every item stays in the slot its
      * expiry maps to with the clock at now; every run item is later too. */
     w->now = now;
@@ -845,7 +850,7 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
     if (lists != 0) {
         if ((lists & 1) != 0)               /* items overdue */
             return timer_wheel_pop_slow_(w, now, out);
-        k = timer_wheel_take_runs_(w, now, out);
+        k = timer_wheel_take_runs_(w, lists, now, out);     /* the other bits: the runs */
         assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
         w->count -= k;
     }
