@@ -465,15 +465,11 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     return 0;
 }
 
-/* The root is the first item in pop order (heap order is expiry, then
- * arrival): take roots while they are due. */
-TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tlist *out)
+/* pop's loop, out of line: the root is the first item in pop order (heap
+ * order is expiry, then arrival), so take roots while they are due. */
+TIMER_NOINLINE_ size_t timer_heap_pop_due_(struct timer_heap *h, int64_t now, struct tlist *out)
 {
     size_t k = 0;
-    if (now > h->now)
-        h->now = now;
-    if (h->count == 0 || h->a[0].expire > now)
-        return 0;                           /* nothing due: out untouched */
     tlist_ready_(out);
     do {
         struct timer_heap_node *n = h->a[0].node;
@@ -483,6 +479,16 @@ TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tl
     } while (h->count > 0 && h->a[0].expire <= now);
     timer_heap_shrink_(h);
     return k;
+}
+
+/* Inline, so that an event loop's pop with nothing due is two compares. */
+TIMER_INLINE_ size_t timer_heap_pop(struct timer_heap *h, int64_t now, struct tlist *out)
+{
+    if (now > h->now)
+        h->now = now;
+    if (h->count == 0 || h->a[0].expire > now)
+        return 0;                           /* nothing due: out untouched */
+    return timer_heap_pop_due_(h, now, out);
 }
 
 TIMER_INLINE_ int64_t timer_heap_min_time(const struct timer_heap *h)
