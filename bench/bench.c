@@ -80,7 +80,7 @@ static int in_pass(size_t n, int pass)
 
 static void run(const struct config *cfg, const struct workloads *wls, int nsets)
 {
-    int pass, s, j, w;
+    int pass, s, j, w, t;
     /* pass 0 is a warm-up whose figures are dropped: it takes the first-touch
      * costs (malloc growing the process, cold caches) out of the spread of
      * the small runs, where they would weigh most. It skips the runs above
@@ -113,6 +113,11 @@ static void run(const struct config *cfg, const struct workloads *wls, int nsets
                 record_wl("ordered", k, n, &r, fl);
                 if (recording)
                     rec_get("ordered", k->name, n, "insert")->owned_kb = (double)owned / 1024.0;
+                for (t = 0; k->reserved != NULL && t < 2; t++) {
+                    r.nops = 0;
+                    k->reserved(n, t, &r);
+                    record("ordered", k->reserved_as[t], n, "insert", r.ns[0], 0, fl, k->node_bytes);
+                }
             }
         }
         for (w = 0; w < nsets; w++) {
@@ -217,12 +222,17 @@ static void print_header(const struct config *cfg)
 static void print_ordered_table(const struct config *cfg)
 {
     static const char *const ops[] = { "insert", "remove", "pop", "min_time" };
-    const char *names[MAX_KINDS + 1];
-    int s, k, o;
+    const char *names[3 * MAX_KINDS + 1];
+    int s, k, o, nnames = 0;
 
-    names[0] = "floor";
-    for (k = 0; k < MAX_KINDS; k++)
-        names[k + 1] = kinds[k]->name;
+    names[nnames++] = "floor";
+    for (k = 0; k < MAX_KINDS; k++) {
+        names[nnames++] = kinds[k]->name;
+        if (kinds[k]->reserved != NULL) {
+            names[nnames++] = kinds[k]->reserved_as[0];
+            names[nnames++] = kinds[k]->reserved_as[1];
+        }
+    }
     printf("\n== 1. Ordered-insert protocol ==\n"
            "  insert N timers at base + i*97 (ascending), remove the first half, pop each remaining one at\n"
            "  exactly its expiry; then again with min_time before each pop:\n"
@@ -231,21 +241,25 @@ static void print_ordered_table(const struct config *cfg)
            "  floor: the cheapest conceivable intrusive link/unlink (a list per expiry's low 8 bits), same N.\n"
            "  Cell: median ns per op | x floor: median of ns / floor insert ns (same N, same repetition) |\n"
            "  range: max - min ns/op. mem KB: container-owned memory after N inserts (heap: its array).\n"
+           "  heap+rsv: the inserts again after reserve(N) (the array allocated at once, its pages still\n"
+           "  faulted in by the first write to each); heap+pf: after reserve(N) and a write to every\n"
+           "  page of the array (untimed): the heap's own work, no kernel. Not in the verdict.\n"
            "  Node bytes:", BENCH_MT_BLOCK);
     for (k = 0; k <= MAX_KINDS; k++) {
-        const struct rec *ins = rec_find("ordered", names[k], cfg->sizes[0], "insert");
-        printf(" %s %zu%s", names[k], ins != NULL ? ins->node_bytes : (size_t)0, k < MAX_KINDS ? "," : ".\n\n");
+        const char *name = k == 0 ? "floor" : kinds[k - 1]->name;
+        const struct rec *ins = rec_find("ordered", name, cfg->sizes[0], "insert");
+        printf(" %s %zu%s", name, ins != NULL ? ins->node_bytes : (size_t)0, k < MAX_KINDS ? "," : ".\n\n");
     }
-    printf("%-6s %10s", "kind", "N");
+    printf("%-8s %10s", "kind", "N");
     for (o = 0; o < 4; o++)
         printf("  %-*s", CELL_W, ops[o]);
-    printf(" %10s\n%17s", "mem KB", "");
+    printf(" %10s\n%19s", "mem KB", "");
     print_cell_heads(4);
     printf("\n");
     for (s = 0; s < cfg->nsizes; s++) {
-        for (k = 0; k <= MAX_KINDS; k++) {
+        for (k = 0; k < nnames; k++) {
             struct rec *ins = rec_find("ordered", names[k], cfg->sizes[s], "insert");
-            printf("%-6s %10zu", names[k], cfg->sizes[s]);
+            printf("%-8s %10zu", names[k], cfg->sizes[s]);
             for (o = 0; o < 4; o++)
                 print_cell(rec_find("ordered", names[k], cfg->sizes[s], ops[o]));
             if (ins != NULL && ins->owned_kb >= 0)

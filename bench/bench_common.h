@@ -464,6 +464,11 @@ struct kind {
     void (*idle_range)(const struct idle_wl *w, struct wl_result *r);
     void (*request)(const struct request_wl *w, struct wl_result *r);
     void (*mixed)(const struct mixed_wl *w, struct wl_result *r);
+    /* The ordered-insert protocol's inserts after reserve(N) (NULL: none),
+     * without and with the reserved array's pages written first: see
+     * bench_kind.h. Rows of their own, as kind reserved_as[touch]. */
+    void (*reserved)(size_t n, int touch, struct wl_result *r);
+    const char *reserved_as[2];
 };
 
 /* ---- samples, medians ---------------------------------------------------- */

@@ -9,6 +9,7 @@
  *   KIND_DEFINE        the container's DEFINE_NAMED macro
  *   KIND_OWNED(c)      bytes the container owns beyond the caller's items
  *   KIND_MIN_EXACT     1 if min_time is exact right after init, 0 if only a lower bound
+ *   KIND_TOUCH(c)      optional, where reserve allocates: write every page it reserved
  * This file #undefs them at its end, so the next inclusion starts clean.
  *
  * Each kind gets its own item array element: the kind's node plus the
@@ -160,6 +161,42 @@ static void K_(_ordered)(size_t n, struct wl_result *r, size_t *owned_bytes)
     wl_put(r, "total", round_median(&total, rounds), n);
     bench_sink += sum;
 }
+
+#ifdef KIND_TOUCH
+/* The ordered-insert protocol's inserts again, after reserve(N), beside the
+ * kind's own insert row, where the array doubles as the inserts arrive. It
+ * separates the structure's own work from the kernel's: reserve allocates
+ * the whole array at once but writes none of it, so the inserts still take
+ * a page fault at the first write to each page (touch 0: what a program
+ * that calls reserve gets, the reallocations gone); touch 1 writes the
+ * reserved array first, untimed (KIND_TOUCH), so that no insert faults and
+ * what remains is the structure. */
+static void K_(_reserved)(size_t n, int touch, struct wl_result *r)
+{
+    static struct round_ns ins;
+    size_t i, rounds = bench_rounds(n), round;
+    CONT c;
+    double t0;
+
+    for (round = 0; round < rounds; round++) {
+        ITEM *it = (ITEM *)bench_items(n * sizeof(ITEM));
+        C_(init)(&c, 0);
+        if (C_(reserve)(&c, n) != 0)
+            bench_fail("%s: reserve(%zu) failed", KIND_NAME, n);
+        if (touch)
+            KIND_TOUCH(&c);
+        t0 = bench_now();
+        for (i = 0; i < n; i++)
+            if (C_(insert)(&c, ORDERED_WHEN(i), &it[i]) != 0)
+                bench_fail("%s: ordered insert %zu after reserve failed", KIND_NAME, i);
+        ins.ns[round] = bench_since(t0);
+        if (C_(size)(&c) != n)
+            bench_fail("%s: size %zu after %zu inserts", KIND_NAME, C_(size)(&c), n);
+        C_(destroy)(&c);
+    }
+    wl_put(r, "insert", round_median(&ins, rounds), n);
+}
+#endif
 
 /* Random expiries uniform over 2^24 ticks, all inserted, then popped in
  * RANDOM_STEPS equal steps of time. */
@@ -437,7 +474,12 @@ static void K_(_mixed)(const struct mixed_wl *w, struct wl_result *r)
 
 static const struct kind K_(_kind) = {
     KIND_NAME, sizeof(KIND_NODE),
-    K_(_ordered), K_(_random), K_(_idle), K_(_idle_range), K_(_request), K_(_mixed)
+    K_(_ordered), K_(_random), K_(_idle), K_(_idle_range), K_(_request), K_(_mixed),
+#ifdef KIND_TOUCH
+    K_(_reserved), { KIND_NAME "+rsv", KIND_NAME "+pf" }
+#else
+    NULL, { NULL, NULL }
+#endif
 };
 
 #undef K_
@@ -450,3 +492,4 @@ static const struct kind K_(_kind) = {
 #undef KIND_DEFINE
 #undef KIND_OWNED
 #undef KIND_MIN_EXACT
+#undef KIND_TOUCH
