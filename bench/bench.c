@@ -58,14 +58,14 @@ static const struct kind *const kinds[MAX_KINDS] = { &kset_kind, &kheap_kind, &k
 #error "MAX_SAMPLES too small for SMALL_PASSES samples in each of MAX_REPS repetitions"
 #endif
 
-static const char *const wl_names[] = { "random", "idle", "request", "mixed" };
-#define NWL 4
+static const char *const wl_names[] = { "random", "idle", "idle-range", "request", "mixed" };
+#define NWL 5
 
 /* ---- the run ---------------------------------------------------------------- */
 
 static size_t wl_n(const struct workloads *w, int i)
 {
-    return i == 1 ? w->iw.conns : i == 2 ? w->qw.n : i == 3 ? w->mw.n : w->rw.n;
+    return i == 1 || i == 2 ? w->iw.conns : i == 3 ? w->qw.n : i == 4 ? w->mw.n : w->rw.n;
 }
 
 /* Whether the runs over n timers take part in a pass: pass 0 is the
@@ -80,7 +80,7 @@ static int in_pass(size_t n, int pass)
 
 static void run(const struct config *cfg, const struct workloads *wls, int nsets)
 {
-    int pass, s, j, w;
+    int pass, s, j, w, t;
     /* pass 0 is a warm-up whose figures are dropped: it takes the first-touch
      * costs (malloc growing the process, cold caches) out of the spread of
      * the small runs, where they would weigh most. It skips the runs above
@@ -113,6 +113,11 @@ static void run(const struct config *cfg, const struct workloads *wls, int nsets
                 record_wl("ordered", k, n, &r, fl);
                 if (recording)
                     rec_get("ordered", k->name, n, "insert")->owned_kb = (double)owned / 1024.0;
+                for (t = 0; k->reserved != NULL && t < 2; t++) {
+                    r.nops = 0;
+                    k->reserved(n, t, &r);
+                    record("ordered", k->reserved_as[t], n, "insert", r.ns[0], 0, fl, k->node_bytes);
+                }
             }
         }
         for (w = 0; w < nsets; w++) {
@@ -129,6 +134,9 @@ static void run(const struct config *cfg, const struct workloads *wls, int nsets
                     r.nops = 0;
                     k->idle(&wl->iw, &r);
                     record_wl("idle", k, wl->iw.conns, &r, floor_for(&fc, wl->iw.conns));
+                    r.nops = 0;
+                    k->idle_range(&wl->iw, &r);
+                    record_wl("idle-range", k, wl->iw.conns, &r, floor_for(&fc, wl->iw.conns));
                 }
                 if (in_pass(wl->qw.n, pass)) {
                     r.nops = 0;
@@ -214,12 +222,17 @@ static void print_header(const struct config *cfg)
 static void print_ordered_table(const struct config *cfg)
 {
     static const char *const ops[] = { "insert", "remove", "pop", "min_time" };
-    const char *names[MAX_KINDS + 1];
-    int s, k, o;
+    const char *names[3 * MAX_KINDS + 1];
+    int s, k, o, nnames = 0;
 
-    names[0] = "floor";
-    for (k = 0; k < MAX_KINDS; k++)
-        names[k + 1] = kinds[k]->name;
+    names[nnames++] = "floor";
+    for (k = 0; k < MAX_KINDS; k++) {
+        names[nnames++] = kinds[k]->name;
+        if (kinds[k]->reserved != NULL) {
+            names[nnames++] = kinds[k]->reserved_as[0];
+            names[nnames++] = kinds[k]->reserved_as[1];
+        }
+    }
     printf("\n== 1. Ordered-insert protocol ==\n"
            "  insert N timers at base + i*97 (ascending), remove the first half, pop each remaining one at\n"
            "  exactly its expiry; then again with min_time before each pop:\n"
@@ -228,21 +241,25 @@ static void print_ordered_table(const struct config *cfg)
            "  floor: the cheapest conceivable intrusive link/unlink (a list per expiry's low 8 bits), same N.\n"
            "  Cell: median ns per op | x floor: median of ns / floor insert ns (same N, same repetition) |\n"
            "  range: max - min ns/op. mem KB: container-owned memory after N inserts (heap: its array).\n"
+           "  heap+rsv: the inserts again after reserve(N) (the array allocated at once, its pages still\n"
+           "  faulted in by the first write to each); heap+pf: after reserve(N) and a write to every\n"
+           "  page of the array (untimed): the heap's own work, no kernel. Not in the verdict.\n"
            "  Node bytes:", BENCH_MT_BLOCK);
     for (k = 0; k <= MAX_KINDS; k++) {
-        const struct rec *ins = rec_find("ordered", names[k], cfg->sizes[0], "insert");
-        printf(" %s %zu%s", names[k], ins != NULL ? ins->node_bytes : (size_t)0, k < MAX_KINDS ? "," : ".\n\n");
+        const char *name = k == 0 ? "floor" : kinds[k - 1]->name;
+        const struct rec *ins = rec_find("ordered", name, cfg->sizes[0], "insert");
+        printf(" %s %zu%s", name, ins != NULL ? ins->node_bytes : (size_t)0, k < MAX_KINDS ? "," : ".\n\n");
     }
-    printf("%-6s %10s", "kind", "N");
+    printf("%-8s %10s", "kind", "N");
     for (o = 0; o < 4; o++)
         printf("  %-*s", CELL_W, ops[o]);
-    printf(" %10s\n%17s", "mem KB", "");
+    printf(" %10s\n%19s", "mem KB", "");
     print_cell_heads(4);
     printf("\n");
     for (s = 0; s < cfg->nsizes; s++) {
-        for (k = 0; k <= MAX_KINDS; k++) {
+        for (k = 0; k < nnames; k++) {
             struct rec *ins = rec_find("ordered", names[k], cfg->sizes[s], "insert");
-            printf("%-6s %10zu", names[k], cfg->sizes[s]);
+            printf("%-8s %10zu", names[k], cfg->sizes[s]);
             for (o = 0; o < 4; o++)
                 print_cell(rec_find("ordered", names[k], cfg->sizes[s], ops[o]));
             if (ins != NULL && ins->owned_kb >= 0)
@@ -269,6 +286,15 @@ static void print_workload_table(const struct workloads *wls, int nsets)
     for (set = 0; set < nsets; set++)
         printf("%s%zu of %s", set ? ", " : "", wls[set].iw.silent, short_n(wls[set].iw.conns, a, sizeof a));
     printf("); pop every ms\n");
+    printf("  idle-range: the same, but a message calls reschedule_range(now + %" PRId64 ", now + %" PRId64
+           " + %" PRId64 "):\n"
+           "           an expiry already in that window (slack %d%% of the timeout) stays where it is;\n"
+           "           expiries within the traffic, checked against the contract (idle / idle-range):",
+           wls[0].iw.timeout, wls[0].iw.timeout, wls[0].iw.slack, IDLE_SLACK_PERCENT);
+    for (set = 0; set < nsets; set++)
+        printf("%s %zu / %zu at %s", set ? "," : "", wls[set].iw.expire[0], wls[set].iw.expire[1],
+               short_n(wls[set].iw.conns, a, sizeof a));
+    printf("\n");
     printf("  request: %d requests/ms, each armed for %" PRId64 " ms; %d%% removed before expiry, "
            "the rest popped\n", REQ_PER_TICK, REQ_DELAY, REQ_ANSWERED_PERCENT);
     printf("  mixed:   delays log-uniform over 1 .. 2^%d ticks; a random half removed in random order;\n"
@@ -285,13 +311,13 @@ static void print_workload_table(const struct workloads *wls, int nsets)
             printf(" %.2f at %s", stats_of(recs[i].ns, recs[i].count).median, short_n(recs[i].n, b, sizeof b));
     }
     printf(").\n"
-           "  idle, request: each tick's ops of one kind are timed as a batch of their own (one message a\n"
-           "  tick at N 1000: less the clock's cost, a difference); pop = ns per item popped (every\n"
-           "  tick's pop call, most of which find nothing, / items popped), pop_call = ns per pop call.\n\n");
-    printf("%-8s %8s %-11s", "workload", "N", "op");
+           "  idle, idle-range, request: each tick's ops of one kind are timed as a batch of their own\n"
+           "  (one message a tick at N 1000: less the clock's cost, a difference); pop = ns per item popped\n"
+           "  (every tick's pop call, most of which find nothing, / items popped), pop_call = ns per pop call.\n\n");
+    printf("%-10s %8s %-11s", "workload", "N", "op");
     for (k = 0; k < MAX_KINDS; k++)
         printf("  %-*s", CELL_W, kinds[k]->name);
-    printf("\n%29s", "");
+    printf("\n%31s", "");
     print_cell_heads(MAX_KINDS);
     printf("\n");
     for (w = 0; w < NWL; w++) {
@@ -309,7 +335,7 @@ static void print_workload_table(const struct workloads *wls, int nsets)
                         first = 0;
                 if (!first)
                     continue;
-                printf("%-8s %8zu %-11s", wl_names[w], n, recs[i].op);
+                printf("%-10s %8zu %-11s", wl_names[w], n, recs[i].op);
                 for (k = 0; k < MAX_KINDS; k++)
                     print_cell(rec_find(wl_names[w], kinds[k]->name, n, recs[i].op));
                 printf("\n");
@@ -451,19 +477,20 @@ static void print_verdict(const struct config *cfg, const struct workloads *wls,
     printf("\n== 3. Verdict, from this run's medians ==\n"
            "  Basis: total = every timed operation of one run of the workload / its N timers, in ns per timer\n"
            "  (each timer: its insert, then its remove or pop). ordered: insert + remove + pop (min_time left\n"
-           "  out); random: insert + pop; mixed: insert + remove + pop; idle, request: the whole tick loop\n"
-           "  (reschedules or inserts and removes, and the pop call of every tick) timed in one batch, in\n"
-           "  rounds of their own; idle is per connection, over its ~20 reschedules in 20 s.\n"
+           "  out); random: insert + pop; mixed: insert + remove + pop; idle, idle-range, request: the whole\n"
+           "  tick loop (reschedules or inserts and removes, and the pop call of every tick) timed in one\n"
+           "  batch, in rounds of their own; idle and idle-range are per connection, over its ~20\n"
+           "  reschedules (or reschedule_range calls) in 20 s.\n"
            "  A size class of the ordered protocol (small: N < %d) scores the geometric mean over its sizes.\n"
            "  The fastest is named when the runner-up's median is %.2fx its own or more and the two lie\n"
            "  further apart than twice their spreads added (spread: the median distance of a kind's samples\n"
            "  from its median); else 'no clear winner', with the kinds not resolved slower and their ratios.\n"
            "  'avoid' when the slowest total is %.1fx the fastest or more; 'its op' = where it loses most.\n\n",
            SMALL_BELOW, WIN_RATIO, AVOID_RATIO);
-    printf("%-8s %8s", "total", "N");
+    printf("%-10s %8s", "total", "N");
     for (k = 0; k < MAX_KINDS; k++)
         printf("  %15s", kinds[k]->name);
-    printf("\n%17s", "");
+    printf("\n%19s", "");
     for (k = 0; k < MAX_KINDS; k++)
         printf("  %15s", "ns/timer range");
     printf("\n");
@@ -472,7 +499,7 @@ static void print_verdict(const struct config *cfg, const struct workloads *wls,
         for (s = 0; s < count; s++) {
             const char *wl = w < 0 ? "ordered" : wl_names[w];
             size_t n = w < 0 ? cfg->sizes[s] : wl_n(&wls[s], w);
-            printf("%-8s %8zu", wl, n);
+            printf("%-10s %8zu", wl, n);
             for (k = 0; k < MAX_KINDS; k++) {
                 const struct rec *r = rec_find(wl, kinds[k]->name, n, "total");
                 char med[32];
@@ -516,12 +543,12 @@ static void print_notes(void)
     printf("\nNotes\n"
            "  <x  below the noise: too small for this run to resolve, not a cost. A median is shown only\n"
            "      when it exceeds its noise x. For a difference (min_time: two timed loops subtracted;\n"
-           "      idle and request per op: per-tick batches of a few ops, less the clock pair's mean cost)\n"
-           "      x is twice the median distance of its samples from their median: shown, it is a\n"
-           "      figure most samples agree on to better than half its size (one slow repetition does\n"
-           "      not hide it, as their range would). For every figure x is at least 0.05 ns (the\n"
-           "      printed resolution) and at least the size of a negative median (nothing costs less\n"
-           "      than zero: that much is noise).\n"
+           "      idle, idle-range and request per op: per-tick batches of a few ops, less the clock\n"
+           "      pair's mean cost) x is twice the median distance of its samples from their median:\n"
+           "      shown, it is a figure most samples agree on to better than half its size (one slow\n"
+           "      repetition does not hide it, as their range would). For every figure x is at least\n"
+           "      0.05 ns (the printed resolution) and at least the size of a negative median (nothing\n"
+           "      costs less than zero: that much is noise).\n"
            "  The machine may be shared and noisy: compare kinds within one run, not across runs.\n");
 }
 

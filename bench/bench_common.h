@@ -170,6 +170,7 @@ static void *bench_items(size_t bytes)
 #define IDLE_TIMEOUT INT64_C(10000)     /* 10 s */
 #define IDLE_TICKS INT64_C(20000)       /* 20 s of traffic */
 #define IDLE_SILENT_PERMILLE 10         /* 1% of connections go silent */
+#define IDLE_SLACK_PERCENT 10           /* idle-range: an expiry may stay up to 10% of the timeout late */
 #define REQ_DELAY INT64_C(1000)         /* every request times out after 1 s */
 #define REQ_PER_TICK 100
 #define REQ_ANSWERED_PERCENT 95
@@ -184,6 +185,8 @@ struct random_wl {
 struct idle_wl {
     size_t conns, silent;
     int64_t ticks, timeout;
+    int64_t slack;              /* idle-range: reschedule_range(now + timeout, now + timeout + slack) */
+    size_t expire[2];           /* pops within the traffic that the contract gives: [0] idle, [1] idle-range */
     int64_t *first_when;        /* expiry at start: connected up to 1 s ago */
     uint32_t *msg;              /* connection of each message, by tick */
     size_t *msg_at;             /* messages of tick t: msg[msg_at[t] .. msg_at[t+1]) */
@@ -246,6 +249,32 @@ static void random_make(struct random_wl *w, size_t n)
         w->when[i] = (int64_t)rng_below((uint64_t)RANDOM_HORIZON);
 }
 
+/* The pops within the traffic that the contract gives the idle workload,
+ * with a pop every tick after that tick's messages: each message moves its
+ * connection's expiry to now + timeout (slack 0: reschedule), or leaves it
+ * where it lies within [now + timeout, now + timeout + slack] and else moves
+ * it to the end of that window (reschedule_range). An expiry before the
+ * message's tick was popped then, and the message inserts the connection
+ * again; a connection may expire more than once. */
+static size_t idle_model(const struct idle_wl *w, int64_t slack)
+{
+    int64_t *when = (int64_t *)xmalloc(w->conns * sizeof *when), t;
+    size_t i, m, popped = 0;
+    for (i = 0; i < w->conns; i++)
+        when[i] = w->first_when[i];
+    for (t = 1; t <= w->ticks; t++)
+        for (m = w->msg_at[t]; m < w->msg_at[t + 1]; m++) {
+            int64_t *e = &when[w->msg[m]], lo = t + w->timeout;
+            popped += *e < t;
+            if (*e < lo || *e > lo + slack)
+                *e = lo + slack;
+        }
+    for (i = 0; i < w->conns; i++)
+        popped += when[i] <= w->ticks;
+    free(when);
+    return popped;
+}
+
 static void idle_make(struct idle_wl *w, size_t conns)
 {
     int64_t *silent_at = (int64_t *)xmalloc(conns * sizeof *silent_at);
@@ -279,6 +308,9 @@ static void idle_make(struct idle_wl *w, size_t conns)
         w->msg_at[t + 1] = k;
     }
     free(silent_at);
+    w->slack = w->timeout * IDLE_SLACK_PERCENT / 100;
+    w->expire[0] = idle_model(w, 0);
+    w->expire[1] = idle_model(w, w->slack);
 }
 
 static void request_make(struct request_wl *w, size_t n)
@@ -429,8 +461,14 @@ struct kind {
     void (*ordered)(size_t n, struct wl_result *r, size_t *owned_bytes);
     void (*random)(const struct random_wl *w, struct wl_result *r);
     void (*idle)(const struct idle_wl *w, struct wl_result *r);
+    void (*idle_range)(const struct idle_wl *w, struct wl_result *r);
     void (*request)(const struct request_wl *w, struct wl_result *r);
     void (*mixed)(const struct mixed_wl *w, struct wl_result *r);
+    /* The ordered-insert protocol's inserts after reserve(N) (NULL: none),
+     * without and with the reserved array's pages written first: see
+     * bench_kind.h. Rows of their own, as kind reserved_as[touch]. */
+    void (*reserved)(size_t n, int touch, struct wl_result *r);
+    const char *reserved_as[2];
 };
 
 /* ---- samples, medians ---------------------------------------------------- */

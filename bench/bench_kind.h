@@ -9,6 +9,7 @@
  *   KIND_DEFINE        the container's DEFINE_NAMED macro
  *   KIND_OWNED(c)      bytes the container owns beyond the caller's items
  *   KIND_MIN_EXACT     1 if min_time is exact right after init, 0 if only a lower bound
+ *   KIND_TOUCH(c)      optional, where reserve allocates: write every page it reserved
  * This file #undefs them at its end, so the next inclusion starts clean.
  *
  * Each kind gets its own item array element: the kind's node plus the
@@ -161,6 +162,42 @@ static void K_(_ordered)(size_t n, struct wl_result *r, size_t *owned_bytes)
     bench_sink += sum;
 }
 
+#ifdef KIND_TOUCH
+/* The ordered-insert protocol's inserts again, after reserve(N), beside the
+ * kind's own insert row, where the array doubles as the inserts arrive. It
+ * separates the structure's own work from the kernel's: reserve allocates
+ * the whole array at once but writes none of it, so the inserts still take
+ * a page fault at the first write to each page (touch 0: what a program
+ * that calls reserve gets, the reallocations gone); touch 1 writes the
+ * reserved array first, untimed (KIND_TOUCH), so that no insert faults and
+ * what remains is the structure. */
+static void K_(_reserved)(size_t n, int touch, struct wl_result *r)
+{
+    static struct round_ns ins;
+    size_t i, rounds = bench_rounds(n), round;
+    CONT c;
+    double t0;
+
+    for (round = 0; round < rounds; round++) {
+        ITEM *it = (ITEM *)bench_items(n * sizeof(ITEM));
+        C_(init)(&c, 0);
+        if (C_(reserve)(&c, n) != 0)
+            bench_fail("%s: reserve(%zu) failed", KIND_NAME, n);
+        if (touch)
+            KIND_TOUCH(&c);
+        t0 = bench_now();
+        for (i = 0; i < n; i++)
+            if (C_(insert)(&c, ORDERED_WHEN(i), &it[i]) != 0)
+                bench_fail("%s: ordered insert %zu after reserve failed", KIND_NAME, i);
+        ins.ns[round] = bench_since(t0);
+        if (C_(size)(&c) != n)
+            bench_fail("%s: size %zu after %zu inserts", KIND_NAME, C_(size)(&c), n);
+        C_(destroy)(&c);
+    }
+    wl_put(r, "insert", round_median(&ins, rounds), n);
+}
+#endif
+
 /* Random expiries uniform over 2^24 ticks, all inserted, then popped in
  * RANDOM_STEPS equal steps of time. */
 static void K_(_random)(const struct random_wl *w, struct wl_result *r)
@@ -203,17 +240,43 @@ static void K_(_random)(const struct random_wl *w, struct wl_result *r)
     wl_put(r, "total", round_median(&total, rounds), w->n);
 }
 
+/* One message of an idle workload at tick t: the connection's expiry as
+ * the contract gives it (`when`, what the drain checks), then the call.
+ * idle: reschedule to now + timeout. idle-range: reschedule_range over
+ * [now + timeout, now + timeout + slack]: an expiry already within it stays
+ * (written as a select, so that the model adds no branch the container's
+ * own test does not already take), else it moves to the window's end. */
+static inline void K_(_idle_msg)(CONT *c, ITEM *x, int64_t t, const struct idle_wl *w, int range)
+{
+    int64_t lo = t + w->timeout, hi = lo + w->slack;
+    int rc;
+    if (!range) {
+        x->when = lo;
+        rc = C_(reschedule)(c, lo, x);
+    } else {
+        x->when = x->when < lo || x->when > hi ? hi : x->when;
+        rc = C_(reschedule_range)(c, lo, hi, x);
+    }
+    if (rc != 0)
+        bench_fail("%s: idle reschedule failed", KIND_NAME);
+}
+
 /* Idle connections: every message reschedules its connection to now +
- * timeout; the container is popped once per ms; silent connections expire.
+ * timeout (idle), or within a window of slack after it (idle-range, range
+ * 1); the container is popped once per ms; silent connections expire.
  * Rounds alternate between two timings of the same work. Even rounds time
  * each tick's reschedules and its pop apart, for the figures per op: batches
  * as small as one reschedule or one empty pop call, so these are the
  * clock's mean cost subtracted from a batch of about the same size, marked
  * as differences. Odd rounds time the whole tick loop with no clock read
- * inside, for the total. Hence at least two rounds. */
-static void K_(_idle)(const struct idle_wl *w, struct wl_result *r)
+ * inside, for the total. Hence at least two rounds. Every pop must hand out
+ * exactly the connections whose expiry is that tick, and the count within
+ * the traffic must be idle_model's: so in idle-range each silent connection
+ * expires at most slack after its last message's now + timeout. */
+static void K_(_idle_with)(const struct idle_wl *w, struct wl_result *r, int range)
 {
     static struct round_ns resched, pop, total;
+    const char *name = range ? "idle-range" : "idle";
     struct tlist out;
     CONT c;
     size_t i, m, popped = 0, calls = 0, msgs = 0, rounds, round, split = 0, whole = 0;
@@ -233,19 +296,15 @@ static void K_(_idle)(const struct idle_wl *w, struct wl_result *r)
         for (i = 0; i < w->conns; i++) {
             it[i].when = w->first_when[i];
             if (C_(insert)(&c, it[i].when, &it[i]) != 0)
-                bench_fail("%s: idle insert %zu failed", KIND_NAME, i);
+                bench_fail("%s: %s insert %zu failed", KIND_NAME, name, i);
         }
         if (round % 2 == 0) {
             double resched_ns = 0, pop_ns = 0;
             for (t = 1; t <= w->ticks; t++) {
                 const uint32_t *msg = w->msg + w->msg_at[t], *end = w->msg + w->msg_at[t + 1];
                 t0 = bench_now();
-                for (; msg < end; msg++) {
-                    ITEM *x = &it[*msg];
-                    x->when = t + w->timeout;
-                    if (C_(reschedule)(&c, x->when, x) != 0)
-                        bench_fail("%s: idle reschedule failed", KIND_NAME);
-                }
+                for (; msg < end; msg++)
+                    K_(_idle_msg)(&c, &it[*msg], t, w, range);
                 resched_ns += bench_since(t0);
                 t0 = bench_now();
                 round_popped += K_(_drain)(&c, &out, t - 1, t);
@@ -259,24 +318,20 @@ static void K_(_idle)(const struct idle_wl *w, struct wl_result *r)
             t0 = bench_now();
             for (t = 1; t <= w->ticks; t++) {
                 const uint32_t *msg = w->msg + w->msg_at[t], *end = w->msg + w->msg_at[t + 1];
-                for (; msg < end; msg++) {
-                    ITEM *x = &it[*msg];
-                    x->when = t + w->timeout;
-                    if (C_(reschedule)(&c, x->when, x) != 0)
-                        bench_fail("%s: idle reschedule failed", KIND_NAME);
-                }
+                for (; msg < end; msg++)
+                    K_(_idle_msg)(&c, &it[*msg], t, w, range);
                 round_popped += K_(_drain)(&c, &out, t - 1, t);
             }
             total.ns[whole++] = bench_since(t0);
         }
-        if (round_popped < w->silent)
-            bench_fail("%s: idle: only %zu expiries, but %zu connections went silent",
-                       KIND_NAME, round_popped, w->silent);
-        /* Everything still pending expires within one timeout. */
+        if (round_popped != w->expire[range])
+            bench_fail("%s: %s: %zu expiries, expected %zu (%zu connections went silent)",
+                       KIND_NAME, name, round_popped, w->expire[range], w->silent);
+        /* Everything still pending expires within one timeout (and the slack). */
         m = C_(size)(&c);
-        if (K_(_drain)(&c, &out, w->ticks, w->ticks + w->timeout) != m)
-            bench_fail("%s: idle: final pop missed items", KIND_NAME);
-        K_(_expect_empty)(&c, "idle");
+        if (K_(_drain)(&c, &out, w->ticks, w->ticks + w->timeout + (range ? w->slack : 0)) != m)
+            bench_fail("%s: %s: final pop missed items", KIND_NAME, name);
+        K_(_expect_empty)(&c, name);
         C_(destroy)(&c);
     }
     wl_put_diff(r, "reschedule", round_median(&resched, split), msgs);
@@ -284,6 +339,9 @@ static void K_(_idle)(const struct idle_wl *w, struct wl_result *r)
     wl_put_diff(r, "pop_call", round_median(&pop, split), calls);
     wl_put(r, "total", round_median(&total, whole), w->conns);
 }
+
+static void K_(_idle)(const struct idle_wl *w, struct wl_result *r) { K_(_idle_with)(w, r, 0); }
+static void K_(_idle_range)(const struct idle_wl *w, struct wl_result *r) { K_(_idle_with)(w, r, 1); }
 
 /* Request timeouts: per_tick requests per ms, each armed with the same
  * delay; 95% are answered (removed) before they expire. Timed as idle is:
@@ -416,7 +474,12 @@ static void K_(_mixed)(const struct mixed_wl *w, struct wl_result *r)
 
 static const struct kind K_(_kind) = {
     KIND_NAME, sizeof(KIND_NODE),
-    K_(_ordered), K_(_random), K_(_idle), K_(_request), K_(_mixed)
+    K_(_ordered), K_(_random), K_(_idle), K_(_idle_range), K_(_request), K_(_mixed),
+#ifdef KIND_TOUCH
+    K_(_reserved), { KIND_NAME "+rsv", KIND_NAME "+pf" }
+#else
+    NULL, { NULL, NULL }
+#endif
 };
 
 #undef K_
@@ -429,3 +492,4 @@ static const struct kind K_(_kind) = {
 #undef KIND_DEFINE
 #undef KIND_OWNED
 #undef KIND_MIN_EXACT
+#undef KIND_TOUCH

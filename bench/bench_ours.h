@@ -23,6 +23,7 @@
 #define KIND_DEFINE TIMER_HEAP_DEFINE_NAMED
 #define KIND_OWNED(c) (sizeof(*(c)) + (c)->heap.cap * sizeof(struct timer_heap_entry))
 #define KIND_MIN_EXACT 1
+#define KIND_TOUCH(c) memset((c)->heap.a, 0, (c)->heap.cap * sizeof(struct timer_heap_entry))
 #include "bench_kind.h"
 
 #define KIND kwheel

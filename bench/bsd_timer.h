@@ -118,6 +118,14 @@ static inline int64_t bsd_timer_min_time(const struct bsd_timer_set *s)
         bsd_timer_insert(&c->s, expire, &item->member);                                     \
         return 0;                                                                           \
     }                                                                                       \
+    static inline int name##_reschedule_range(name *c, int64_t lo, int64_t hi, type *item)  \
+    {                                                                                       \
+        /* ours' contract, by the same compare a hand-rolled set would write */            \
+        const struct bsd_timer_node *n = &item->member;                                     \
+        if (n->seq != 0 && n->seq != BSD_TIMER_DUE && n->expire >= lo && n->expire <= hi)   \
+            return 0;                                                                       \
+        return name##_reschedule(c, hi, item);                                              \
+    }                                                                                       \
     static inline int name##_remove(name *c, type *item)                                    \
     { return bsd_timer_remove(&c->s, &item->member); }                                      \
     static inline size_t name##_pop(name *c, int64_t now, struct tlist *out)                \
