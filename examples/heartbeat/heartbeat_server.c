@@ -1,12 +1,13 @@
 /* heartbeat_server.c - close TCP connections that stop sending heartbeats.
  *
  * Clients send something at least every PERIOD ms; a connection that has
- * been silent for TIMEOUT ms is closed, at most a tenth of TIMEOUT later.
- * One thread handles both kinds of event: epoll reports the network, and a
- * timer container holds one timer per connection, pushed back each time the
- * connection says something: with reschedule_range, which moves the timer
- * only when it would expire before TIMEOUT ms of silence, so that most
- * heartbeats cost a compare (the slack, TIMEOUT / 10, is the price).
+ * been silent for TIMEOUT ms is closed, at most a slack of two periods
+ * (TIMEOUT at most) later. One thread handles both kinds of event: epoll
+ * reports the network, and a timer container holds one timer per
+ * connection, pushed back each time the connection says something: with
+ * reschedule_range, which moves the timer only when it would expire before
+ * TIMEOUT ms of silence. The timer then moves about once per slack, every
+ * other heartbeat: a slack under one period would move it on every one.
  * epoll_wait sleeps until the earliest timer's expiry (next_expiry, exact
  * for every container), or for ever when there is no timer, so the server
  * makes no periodic wake-ups, no wake-up that finds nothing to do, and does
@@ -90,6 +91,7 @@ struct server {
     int epoll_fd, listen_fd, signal_fd;
     int spare_fd;               /* kept open to recover from running out of descriptors */
     int period_ms, timeout_ms;
+    int slack_ms;               /* how late a silent connection may close: 2 periods, at most the timeout */
     size_t max_conns;
     char greeting[80];
     size_t greeting_len;
@@ -326,7 +328,7 @@ static void conn_readable(struct server *srv, struct conn *c)
      * timeouts, "be smart about timeouts", in one call). */
     c->heard_ns = mono_ns();
     err = conn_timers_reschedule_range(&srv->timers, expiry_after(srv, c->heard_ns),
-                                       expiry_after(srv, c->heard_ns) + srv->timeout_ms / 10, c);
+                                       expiry_after(srv, c->heard_ns) + srv->slack_ms, c);
     if (err != 0) {
         fprintf(stderr, "%s: cannot reschedule %s (%s): closing it\n", prog, c->peer, strerror(-err));
         conn_close(srv, c, CLOSE_PEER);
@@ -498,6 +500,7 @@ int main(int argc, char **argv)
         usage("-p PORT is required");
     if (srv.timeout_ms <= srv.period_ms)
         usage("-t TIMEOUT_MS must be longer than -P PERIOD_MS, or healthy clients get closed");
+    srv.slack_ms = 2 * srv.period_ms < srv.timeout_ms ? 2 * srv.period_ms : srv.timeout_ms;
 
     /* stdout may be a pipe to a log reader: one write per line, not per 4 KiB. */
     setvbuf(stdout, NULL, _IOLBF, 0);
