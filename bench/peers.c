@@ -663,7 +663,7 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
 
 /* The median, NAN when missing or below the noise (rec_noise): no ratio is
  * taken of a figure this run cannot resolve. */
-static double median_of(const char *workload, const char *kind, size_t n, const char *op)
+static double rec_median(const char *workload, const char *kind, size_t n, const char *op)
 {
     return rec_resolved(rec_find(workload, kind, n, op));
 }
@@ -729,7 +729,7 @@ static double best_of(const struct row *r, int ours)
     int e;
     for (e = 0; e < NENTRIES; e++)
         if (entries[e].ours == ours) {
-            double x = median_of(r->workload, entries[e].name, r->n, r->op);
+            double x = rec_median(r->workload, entries[e].name, r->n, r->op);
             if (x == x && x > 0 && !(best <= x))
                 best = x;
         }
@@ -804,10 +804,10 @@ static void print_ratio_table(const struct row *rows, size_t nrows)
             continue;
         printf("%-8s %8zu %-10s", r->workload, r->n, row_op(r));
         for (p = NOURS; p < NENTRIES; p++) {
-            double peer = median_of(r->workload, entries[p].name, r->n, r->op);
+            double peer = rec_median(r->workload, entries[p].name, r->n, r->op);
             printf(" |");
             for (e = 0; e < NOURS; e++)
-                print_ratio(median_of(r->workload, entries[e].name, r->n, r->op) / peer, 5);
+                print_ratio(rec_median(r->workload, entries[e].name, r->n, r->op) / peer, 5);
         }
         printf("\n");
     }
@@ -826,7 +826,7 @@ static void print_floor_line(const struct config *cfg, size_t wn, size_t conns)
         if (dup)
             continue;
         seen[k++] = n;
-        printf(" N=%zu %.2f", n, median_of("ordered", "floor", n, "insert"));
+        printf(" N=%zu %.2f", n, rec_median("ordered", "floor", n, "insert"));
     }
     printf("\n");
 }
