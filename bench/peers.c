@@ -2,7 +2,10 @@
  * libev, libuv and libevent through their public timer APIs, and the timer
  * set many C programs hand-roll on BSD <sys/tree.h> (bsd_timer.h), all in ONE
  * run, over the same ordered-insert protocol and workloads as bench.c, so
- * that every ratio ours/peer compares figures taken side by side.
+ * that every ratio ours/peer compares figures taken side by side. One
+ * column is optional, behind a define the Makefile sets when it finds the
+ * peer: PEER_WAHERN, William Ahern's timing wheel (timeout.c, compiled into
+ * this file through wahern_timer.h); without it the run prints a SKIP line.
  *
  *   ./timer_peers [--sizes 10000,100000,1000000] [--reps 5] [--wn 1000000]
  *                 [--conns 100000] [--seed S] [--csv peers.csv]
@@ -23,6 +26,9 @@
 #include "bench_common.h"
 #include "bench_ours.h"
 #include "bsd_timer.h"
+#ifdef PEER_WAHERN
+#include "wahern_timer.h"
+#endif
 
 #include <unistd.h>
 #ifdef __linux__
@@ -34,6 +40,7 @@
 #include <event2/event.h>
 #include <event2/event_struct.h>   /* struct event embedded in the item, as with event_assign */
 
+
 /* ---- the BSD tree.h set: a container, so bench_kind.h drives it ---------- */
 
 #define KIND kbsd
@@ -43,6 +50,18 @@
 #define KIND_OWNED(c) sizeof(*(c))
 #define KIND_MIN_EXACT 1
 #include "bench_kind.h"
+
+#ifdef PEER_WAHERN
+/* ---- wahern/timeout: a container with injected time, like the BSD set ---- */
+
+#define KIND kwah
+#define KIND_NAME "wahern"
+#define KIND_NODE union wahern_timer_node
+#define KIND_DEFINE WAHERN_TIMER_DEFINE_NAMED
+#define KIND_OWNED(c) (sizeof(*(c)) + sizeof(struct timeouts))
+#define KIND_MIN_EXACT 0
+#include "bench_kind.h"
+#endif
 
 /* ---- what the event-loop adapters share ---------------------------------- */
 
@@ -491,6 +510,7 @@ static inline int plct_pending(const struct plct_item *it) { return event_pendin
 #define PEER_FIXED_ONLY
 #include "peer_kind.h"
 
+
 /* ---- the run ------------------------------------------------------------- */
 
 /* One column of the report: a container (driven by bench_kind.h) or an
@@ -502,18 +522,23 @@ struct entry {
     const struct peer *p;
 };
 
-#define NENTRIES 8
 #define NOURS 3
-static const struct entry entries[NENTRIES] = {
+/* The columns built in. */
+static const struct entry entries[] = {
     { "set", 1, &kset_kind, NULL },
     { "heap", 1, &kheap_kind, NULL },
     { "wheel", 1, &kwheel_kind, NULL },
     { "bsd-tree", 0, &kbsd_kind, NULL },
+#ifdef PEER_WAHERN
+    { "wahern", 0, &kwah_kind, NULL },
+#endif
     { "libev", 0, NULL, &pev_peer },
     { "libuv", 0, NULL, &puv_peer },
     { "libevent", 0, NULL, &plev_peer },
     { "libevent-ct", 0, NULL, &plct_peer },
 };
+static int nentries = (int)(sizeof entries / sizeof entries[0]);
+
 
 static void record_ops(const char *workload, const struct entry *e, size_t n,
                        const struct wl_result *r, double floor_insert)
@@ -614,8 +639,8 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
         for (s = 0; s < cfg->nsizes; s++) {
             size_t n = cfg->sizes[s];
             double fl = floor_for(&fc, n);
-            for (j = 0; j < NENTRIES; j++) {
-                const struct entry *e = &entries[(j + rep) % NENTRIES];
+            for (j = 0; j < nentries; j++) {
+                const struct entry *e = &entries[(j + rep) % nentries];
                 struct wl_result r;
                 r.nops = 0;
                 progress(rep, cfg->reps, e->name, "ordered");
@@ -631,8 +656,8 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
                 }
             }
         }
-        for (j = 0; j < NENTRIES; j++) {
-            const struct entry *e = &entries[(j + rep) % NENTRIES];
+        for (j = 0; j < nentries; j++) {
+            const struct entry *e = &entries[(j + rep) % nentries];
             struct wl_result r;
             r.nops = 0;
             if (e->k != NULL || e->p->random != NULL) {
@@ -709,7 +734,7 @@ static size_t table_rows(const struct config *cfg, size_t wn, size_t conns, stru
         const char *wl = s < cfg->nsizes ? "ordered" : wls[s - cfg->nsizes];
         size_t n = s < cfg->nsizes ? cfg->sizes[s] : ns[s - cfg->nsizes];
         for (o = 0; o < NREPORT_OPS; o++)
-            for (e = 0; e < NENTRIES; e++)
+            for (e = 0; e < nentries; e++)
                 if (rec_find(wl, entries[e].name, n, report_ops[o]) != NULL) {
                     if (k < cap) {
                         rows[k].workload = wl;
@@ -727,7 +752,7 @@ static double best_of(const struct row *r, int ours)
 {
     double best = NAN;
     int e;
-    for (e = 0; e < NENTRIES; e++)
+    for (e = 0; e < nentries; e++)
         if (entries[e].ours == ours) {
             double x = rec_median(r->workload, entries[e].name, r->n, r->op);
             if (x == x && x > 0 && !(best <= x))
@@ -758,7 +783,7 @@ static void print_ns_table(const struct row *rows, size_t nrows)
            "below its noise x = twice the median distance of its repetitions from their median, or a\n"
            "negative median, as make bench prints it; no ratio is taken of it):\n\n");
     printf("%-8s %8s %-10s", "workload", "N", "op");
-    for (e = 0; e < NENTRIES; e++)
+    for (e = 0; e < nentries; e++)
         printf(" %*s%s", col_width(e), entries[e].name, e == NOURS - 1 ? " |" : "");
     printf(" | %s\n", "best ours / best peer");
     for (i = 0; i < nrows; i++) {
@@ -767,7 +792,7 @@ static void print_ns_table(const struct row *rows, size_t nrows)
         if (i > 0 && (strcmp(r->workload, rows[i - 1].workload) || r->n != rows[i - 1].n))
             printf("\n");
         printf("%-8s %8zu %-10s", r->workload, r->n, row_op(r));
-        for (e = 0; e < NENTRIES; e++) {
+        for (e = 0; e < nentries; e++) {
             print_ns(r->workload, entries[e].name, r->n, r->op, col_width(e));
             if (e == NOURS - 1)
                 printf(" |");
@@ -789,10 +814,10 @@ static void print_ratio_table(const struct row *rows, size_t nrows)
     int e, p;
     printf("\nRatio ours / peer of the medians above (below 1: ours is faster; 0.10 = ten times faster):\n\n");
     printf("%-8s %8s %-10s", "", "", "");
-    for (p = NOURS; p < NENTRIES; p++)
+    for (p = NOURS; p < nentries; p++)
         printf(" | %-17s", entries[p].name);
     printf("\n%-8s %8s %-10s", "workload", "N", "op");
-    for (p = NOURS; p < NENTRIES; p++) {
+    for (p = NOURS; p < nentries; p++) {
         printf(" |");
         for (e = 0; e < NOURS; e++)
             printf(" %5s", entries[e].name);
@@ -803,7 +828,7 @@ static void print_ratio_table(const struct row *rows, size_t nrows)
         if (!strcmp(r->op, "min_time") || !strcmp(r->op, "run"))
             continue;
         printf("%-8s %8zu %-10s", r->workload, r->n, row_op(r));
-        for (p = NOURS; p < NENTRIES; p++) {
+        for (p = NOURS; p < nentries; p++) {
             double peer = rec_median(r->workload, entries[p].name, r->n, r->op);
             printf(" |");
             for (e = 0; e < NOURS; e++)
@@ -875,8 +900,17 @@ static void print_notes(const struct config *cfg, const struct idle_wl *iw)
 "  Not expressible through the loops' APIs: popping at the workload's own times (a loop fires when\n"
 "  the real clock says so), hence pop from one run over due timers; and min_time.\n"
 "Checks: each loop callback verifies that its timer was expected to fire, and each run's count of\n"
-"fired timers must equal the count expected; ours and bsd-tree run bench_kind.h's checks.\n",
+"fired timers must equal the count expected; ours, bsd-tree and wahern run bench_kind.h's checks\n"
+"(every popped item due and not due before, the counts, empty at the end).\n",
         coarse_ns, epoll_ns, PEER_UV_WINDOW_MS, iw->silent, iw->timeout);
+#ifdef PEER_WAHERN
+    printf(
+"wahern (William Ahern's timeout.c: 4 wheels x 64 slots over 2^24 ticks, timeouts further ahead\n"
+"       re-filed each time the top wheel comes round) runs bench_kind.h's driver with the workload's\n"
+"       own times, as ours and bsd-tree do: insert / reschedule timeouts_add with TIMEOUT_ABS (it moves\n"
+"       a pending timeout), remove timeouts_del, pop timeouts_update(now) then timeouts_get until NULL,\n"
+"       each appended to the result list; min_time the last update's time + timeouts_timeout, a bound.\n");
+#endif
 }
 
 /* ---- machine, libraries -------------------------------------------------- */
@@ -899,17 +933,30 @@ static void libraries(char *buf, size_t len)
     struct ev_loop *l = ev_loop_new(EVFLAG_AUTO);
     struct event_base *b = event_base_new();
     const char *v = event_get_version();
+    int k;
     /* libev's libevent emulation answers "EV_VERSION_MAJOR.EV_VERSION_MINOR" */
     if (v == NULL || strncmp(v, "2.", 2) != 0 || event_get_version_number() < 0x02000000)
         bench_fail("libevent's functions are not libevent's (got version '%s'): link -levent_core before -lev",
                    v ? v : "?");
     if (l == NULL || b == NULL)
         bench_fail("cannot create a libev loop or a libevent base");
-    snprintf(buf, len, "libev %d.%d (%s), libuv %s, libevent %s (%s)", ev_version_major(), ev_version_minor(),
-             ev_backend_name(ev_backend(l)), uv_version_string(), v, event_base_get_method(b));
+    k = snprintf(buf, len, "libev %d.%d (%s), libuv %s, libevent %s (%s)", ev_version_major(), ev_version_minor(),
+                 ev_backend_name(ev_backend(l)), uv_version_string(), v, event_base_get_method(b));
+#ifdef PEER_WAHERN
+    if (k > 0 && (size_t)k < len)
+        k += snprintf(buf + k, len - (size_t)k, ", wahern/timeout %x (%s, timeout.c default build)",
+                      (unsigned)timeout_version(), WAHERN_COMMIT);
+#endif
+    (void)k;
     ev_loop_destroy(l);
     event_base_free(b);
 }
+
+#ifdef PEER_WAHERN
+#ifndef WAHERN_COMMIT
+#define WAHERN_COMMIT "unknown"
+#endif
+#endif
 
 /* ---- options, main ------------------------------------------------------- */
 
@@ -945,11 +992,15 @@ int main(int argc, char **argv)
 {
     struct config cfg;
     struct workloads wl;
-    char cpu[256], cc[256], libs[256];
+    char cpu[256], cc[256], libs[512];
     size_t maxn, item_bytes = sizeof(struct floor_node), nrows, i;
     size_t sizes[] = { sizeof(struct kset_item), sizeof(struct kheap_item), sizeof(struct kwheel_item),
                        sizeof(struct kbsd_item), sizeof(struct pev_item), sizeof(struct puv_item),
-                       sizeof(struct plev_item), sizeof(struct plct_item) };
+                       sizeof(struct plev_item), sizeof(struct plct_item),
+#ifdef PEER_WAHERN
+                       sizeof(struct kwah_item),
+#endif
+    };
     struct row rows[256];
     int pipefd[2];
 
@@ -970,8 +1021,12 @@ int main(int argc, char **argv)
     printf("peers: %s; bsd-tree: libbsd <bsd/sys/tree.h> RB_GENERATE, keyed by (expiry, sequence)\n", libs);
     printf("reps %d + 1 warm-up (median) | RNG seed %" PRIu64 " | clock_gettime(CLOCK_MONOTONIC) pair %.1f ns, subtracted\n"
            "per timed batch in idle/request, as in make bench\n", cfg.reps, cfg.seed, bench_clock_cost);
-    printf("node B (CSV node_bytes): ours and bsd-tree the embedded node; libev ev_timer, libuv uv_timer_t,\n"
-           "libevent struct event (embedded with event_assign), each in an item array like ours.\n");
+    printf("node B (CSV node_bytes): ours, bsd-tree and wahern (struct timeout) the embedded node; libev ev_timer,\n"
+           "libuv uv_timer_t, libevent struct event (embedded with event_assign), each in an item array like\n"
+           "ours.\n");
+#ifndef PEER_WAHERN
+    printf("SKIP wahern: not built in: make bench-peers WAHERN_DIR=/path/to/wahern/timeout, or make peers-deps to clone it\n");
+#endif
     fflush(stdout);
 
     rng_state = cfg.seed;               /* the same workloads as bench.c with the same seed and sizes */
