@@ -909,9 +909,139 @@ static void print_notes(const struct config *cfg, const struct idle_wl *iw)
 "       re-filed each time the top wheel comes round) runs bench_kind.h's driver with the workload's\n"
 "       own times, as ours and bsd-tree do: insert / reschedule timeouts_add with TIMEOUT_ABS (it moves\n"
 "       a pending timeout), remove timeouts_del, pop timeouts_update(now) then timeouts_get until NULL,\n"
-"       each appended to the result list; min_time the last update's time + timeouts_timeout, a bound.\n");
+"       each appended to the result list; min_time the last update's time + timeouts_timeout, a bound\n"
+"       (see the wake-ups below).\n");
 #endif
 }
+
+#ifdef PEER_WAHERN
+/* ---- wake-ups: a loop that sleeps until the container's answer ------------ */
+
+/* wahern's "when is the next wake-up" (timeouts_timeout) is a bound that may
+ * be early, like our min_time; our next_expiry is exact. How often early
+ * shows as wake-ups that fire nothing, in a loop that asks, sleeps until the
+ * answer and pops at it, until the container is empty. Untimed, once, over
+ * the timers of a workload; bench_kind.h's drain checks every pop. */
+struct wake_query {
+    const char *name;
+    void (*fill)(const int64_t *when, size_t n, int64_t now0);
+    int64_t (*next)(void);
+    size_t (*pop)(int64_t prev, int64_t now);
+    void (*done)(void);
+};
+
+static kwah_c wake_wah;
+static kwheel_c wake_wheel;
+static struct tlist wake_out;
+
+static void wake_wah_fill(const int64_t *when, size_t n, int64_t now0)
+{
+    struct kwah_item *it = (struct kwah_item *)bench_items(n * sizeof *it);
+    size_t i;
+    kwah_c_init(&wake_wah, now0);
+    for (i = 0; i < n; i++) {
+        it[i].when = when[i];
+        if (kwah_c_insert(&wake_wah, when[i], &it[i]) != 0)
+            bench_fail("wahern: insert failed");
+    }
+    if (!timeouts_check(wake_wah.s.T, stderr))
+        bench_fail("wahern: timeouts_check failed after the inserts");
+}
+static int64_t wake_wah_next(void) { return kwah_c_min_time(&wake_wah); }
+static size_t wake_wah_pop(int64_t prev, int64_t now) { return kwah_drain(&wake_wah, &wake_out, prev, now); }
+static void wake_wah_done(void)
+{
+    if (!timeouts_check(wake_wah.s.T, stderr))
+        bench_fail("wahern: timeouts_check failed at the end");
+    kwah_expect_empty(&wake_wah, "wake-ups");
+    kwah_c_destroy(&wake_wah);
+}
+
+static void wake_wheel_fill(const int64_t *when, size_t n, int64_t now0)
+{
+    struct kwheel_item *it = (struct kwheel_item *)bench_items(n * sizeof *it);
+    size_t i;
+    kwheel_c_init(&wake_wheel, now0);
+    for (i = 0; i < n; i++) {
+        it[i].when = when[i];
+        if (kwheel_c_insert(&wake_wheel, when[i], &it[i]) != 0)
+            bench_fail("wheel: insert failed");
+    }
+}
+static int64_t wake_wheel_min_time(void) { return kwheel_c_min_time(&wake_wheel); }
+static int64_t wake_wheel_next_expiry(void) { return kwheel_c_next_expiry(&wake_wheel); }
+static size_t wake_wheel_pop(int64_t prev, int64_t now) { return kwheel_drain(&wake_wheel, &wake_out, prev, now); }
+static void wake_wheel_done(void)
+{
+    kwheel_expect_empty(&wake_wheel, "wake-ups");
+    kwheel_c_destroy(&wake_wheel);
+}
+
+static const struct wake_query wake_queries[] = {
+    { "wahern timeouts_timeout", wake_wah_fill, wake_wah_next, wake_wah_pop, wake_wah_done },
+    { "wheel min_time", wake_wheel_fill, wake_wheel_min_time, wake_wheel_pop, wake_wheel_done },
+    { "wheel next_expiry", wake_wheel_fill, wake_wheel_next_expiry, wake_wheel_pop, wake_wheel_done },
+};
+
+/* Wake-ups of the loop over n timers at `when`, the container's time at
+ * now0; *early: those that fired nothing. */
+static size_t wake_run(const struct wake_query *q, const int64_t *when, size_t n, int64_t now0, size_t *early)
+{
+    size_t left = n, wakes = 0;
+    int64_t prev = now0 - 1;
+    tlist_init(&wake_out);
+    *early = 0;
+    q->fill(when, n, now0);
+    while (left > 0) {
+        int64_t t = q->next();
+        size_t k;
+        if (t == TIMER_NEVER || t <= prev)
+            bench_fail("%s: answered %" PRId64 " after a pop at %" PRId64 " with %zu timers left", q->name, t, prev, left);
+        k = q->pop(prev, t);
+        if (k > left)
+            bench_fail("%s: popped more timers than were inserted", q->name);
+        left -= k;
+        *early += k == 0;
+        wakes++;
+        prev = t;
+    }
+    q->done();
+    return wakes;
+}
+
+/* wahern's 24-bit wheels wake a loop every 2^18 ticks while a timer lies
+ * beyond 2^24 ticks, and re-file every such timer once per 2^24 ticks: over
+ * mixed's 2^40 ticks, millions of wake-ups whatever N, and minutes of
+ * re-filing at N = 1M. The mixed count takes its first timers only. */
+#define WAKE_MIXED_MAX 20000
+
+static void print_wakeups(const struct config *cfg, const struct random_wl *rw, const struct mixed_wl *mw)
+{
+    size_t n = 0, half, i, q, nm = mw->n < WAKE_MIXED_MAX ? mw->n : WAKE_MIXED_MAX;
+    int s;
+    int64_t *ordered;
+    for (s = 0; s < cfg->nsizes; s++)
+        if (cfg->sizes[s] > n)
+            n = cfg->sizes[s];
+    half = n / 2;
+    ordered = (int64_t *)xmalloc((n - half + 1) * sizeof *ordered);
+    for (i = half; i < n; i++)
+        ordered[i - half] = ORDERED_WHEN(i);
+    printf("\nWake-ups (untimed, once): a loop that asks when the next timer is due, sleeps until the answer\n"
+           "and pops, until none is left; \"early\": wake-ups that fire nothing (wahern's timeouts_timeout and\n"
+           "our min_time are bounds, next_expiry is exact):\n");
+    for (q = 0; q < sizeof wake_queries / sizeof wake_queries[0]; q++) {
+        size_t e1, e2, e3, w1, w2, w3;
+        w1 = wake_run(&wake_queries[q], ordered, n - half, 0, &e1);
+        w2 = wake_run(&wake_queries[q], rw->when, rw->n, 0, &e2);
+        w3 = wake_run(&wake_queries[q], mw->when, nm, mw->now0, &e3);
+        printf("  %-24s ordered %zu (2nd half): %zu wake-ups, %zu early | random %zu: %zu, %zu early"
+               " | mixed (first %zu): %zu, %zu early\n",
+               wake_queries[q].name, n, w1, e1, rw->n, w2, e2, nm, w3, e3);
+    }
+    free(ordered);
+}
+#endif /* PEER_WAHERN */
 
 /* ---- machine, libraries -------------------------------------------------- */
 
@@ -1054,6 +1184,9 @@ int main(int argc, char **argv)
     run(&cfg, &wl.rw, &wl.iw, &wl.qw, &wl.mw);
 
     print_notes(&cfg, &wl.iw);
+#ifdef PEER_WAHERN
+    print_wakeups(&cfg, &wl.rw, &wl.mw);
+#endif
     printf("\n");
     print_floor_line(&cfg, cfg.wn, cfg.conns);
     nrows = table_rows(&cfg, cfg.wn, cfg.conns, rows, sizeof rows / sizeof rows[0]);
