@@ -2,10 +2,11 @@
  * libev, libuv and libevent through their public timer APIs, and the timer
  * set many C programs hand-roll on BSD <sys/tree.h> (bsd_timer.h), all in ONE
  * run, over the same ordered-insert protocol and workloads as bench.c, so
- * that every ratio ours/peer compares figures taken side by side. One
- * column is optional, behind a define the Makefile sets when it finds the
- * peer: PEER_WAHERN, William Ahern's timing wheel (timeout.c, compiled into
- * this file through wahern_timer.h); without it the run prints a SKIP line.
+ * that every ratio ours/peer compares figures taken side by side. Two
+ * columns are optional, each behind a define the Makefile sets when it finds
+ * the peer: PEER_WAHERN, William Ahern's timing wheel (timeout.c, compiled
+ * into this file through wahern_timer.h), and PEER_DPDK, DPDK's rte_timer
+ * skip list (libdpdk); without one the run prints a SKIP line for it.
  *
  *   ./timer_peers [--sizes 10000,100000,1000000] [--reps 5] [--wn 1000000]
  *                 [--conns 100000] [--seed S] [--csv peers.csv]
@@ -22,6 +23,11 @@
  * bound.
  */
 #define _POSIX_C_SOURCE 200809L
+#ifdef PEER_DPDK
+/* cpu_set_t: DPDK's headers use it, and main() puts back the CPU affinity
+ * that rte_eal_init takes away */
+#define _GNU_SOURCE
+#endif
 
 #include "bench_common.h"
 #include "bench_ours.h"
@@ -40,6 +46,15 @@
 #include <event2/event.h>
 #include <event2/event_struct.h>   /* struct event embedded in the item, as with event_assign */
 
+#ifdef PEER_DPDK
+#include <sched.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_cycles.h>
+#include <rte_timer.h>
+#include <rte_version.h>
+#endif
 
 /* ---- the BSD tree.h set: a container, so bench_kind.h drives it ---------- */
 
@@ -510,6 +525,162 @@ static inline int plct_pending(const struct plct_item *it) { return event_pendin
 #define PEER_FIXED_ONLY
 #include "peer_kind.h"
 
+#ifdef PEER_DPDK
+/* ---- DPDK rte_timer: a skip list per lcore, driven by the TSC ------------- */
+
+/* rte_timer_reset(tim, ticks, ...) files the timer at rte_get_timer_cycles()
+ * + ticks, and rte_timer_manage() fires every timer whose key is <= a fresh
+ * rte_get_timer_cycles(): the TSC itself (this build has no HPET), read
+ * inside the library, so no "now" can be injected. Like the event loops,
+ * then: 1 tick = 1 s of TSC (rte_get_timer_hz() cycles) for the timers
+ * armed ahead (idle, request), and keys already due for the rest. A skip
+ * list compares keys only, so its work depends on their order, which must
+ * be the workload's: a due key is the timer's rank in expiry order,
+ * PEER_DPDK_RANK_CYCLES apart, below the TSC at open, and the adapter
+ * subtracts the TSC it reads just before the call (the library reads it
+ * again a few cycles later, which shifts every key by those few cycles:
+ * far less than the gap). That read is one rdtsc more per timed arm than
+ * the library makes itself (its cost is printed in the notes). The fire
+ * callback counts timers fired out of the workload's order: 0 unless an
+ * interrupt fell between the two reads. */
+#define PEER_DPDK_RANK_CYCLES 4096
+
+struct pdpdk_ctx {
+    uint64_t t_ref;                     /* TSC at open: every due key lies below it */
+    unsigned lcore;
+};
+
+struct pdpdk_item {
+    struct rte_timer tim;
+    struct peer_mark mark;
+};
+
+static int pdpdk_on;                    /* rte_eal_init and rte_timer_subsystem_init succeeded */
+static uint64_t pdpdk_hz;
+static int64_t pdpdk_last_when;         /* workload expiry of the timer fired last in this run */
+static size_t pdpdk_out_of_order;       /* timers fired before one with an earlier expiry */
+
+static void pdpdk_cb(struct rte_timer *tim, void *arg)
+{
+    struct pdpdk_item *it = (struct pdpdk_item *)arg;
+    (void)tim;
+    peer_fire(&it->mark);
+    if (it->mark.when < pdpdk_last_when)
+        pdpdk_out_of_order++;
+    pdpdk_last_when = it->mark.when;
+}
+
+static void pdpdk_open(struct pdpdk_ctx *c)
+{
+    c->t_ref = rte_get_timer_cycles();
+    c->lcore = rte_lcore_id();
+}
+
+static void pdpdk_close(struct pdpdk_ctx *c) { (void)c; }
+
+static inline void pdpdk_init(struct pdpdk_ctx *c, struct pdpdk_item *it)
+{
+    (void)c;
+    rte_timer_init(&it->tim);
+}
+
+static inline void pdpdk_fini(struct pdpdk_ctx *c, struct pdpdk_item *it) { (void)c; (void)it; }
+
+static inline void pdpdk_reset(struct pdpdk_ctx *c, struct pdpdk_item *it, uint64_t cycles)
+{
+    if (rte_timer_reset(&it->tim, cycles, SINGLE, c->lcore, pdpdk_cb, it) != 0)
+        bench_fail("dpdk: rte_timer_reset failed");
+}
+
+static inline void pdpdk_arm(struct pdpdk_ctx *c, struct pdpdk_item *it, int64_t ticks)
+{
+    pdpdk_reset(c, it, (uint64_t)ticks * pdpdk_hz);
+}
+
+/* rte_timer_reset of a pending timer takes it out of the skip list and files
+ * it again: DPDK has no cheaper move. */
+static inline void pdpdk_restart(struct pdpdk_ctx *c, struct pdpdk_item *it, int64_t ticks)
+{
+    pdpdk_arm(c, it, ticks);
+}
+
+static inline void pdpdk_cancel(struct pdpdk_ctx *c, struct pdpdk_item *it)
+{
+    (void)c;
+    if (rte_timer_stop(&it->tim) != 0)
+        bench_fail("dpdk: rte_timer_stop failed");
+}
+
+/* Key t_ref - (nrank - rank) * PEER_DPDK_RANK_CYCLES: due, in rank order.
+ * The unsigned sum cur + ticks inside the library wraps back to it. */
+static inline void pdpdk_arm_due(struct pdpdk_ctx *c, struct pdpdk_item *it, int64_t ago, size_t rank, size_t nrank)
+{
+    uint64_t back = (uint64_t)(nrank - rank) * PEER_DPDK_RANK_CYCLES;
+    (void)ago;
+    if (back >= c->t_ref)
+        bench_fail("dpdk: the TSC (%" PRIu64 ") is too young for %zu due keys", c->t_ref, nrank);
+    pdpdk_reset(c, it, c->t_ref - back - rte_get_timer_cycles());
+}
+
+/* every due key is in the past already; start the order count of the run */
+static inline void pdpdk_wait_due(struct pdpdk_ctx *c)
+{
+    (void)c;
+    pdpdk_last_when = INT64_MIN;
+}
+
+static inline void pdpdk_fixed(struct pdpdk_ctx *c, int64_t ticks) { (void)c; (void)ticks; }
+static inline void pdpdk_run(struct pdpdk_ctx *c) { (void)c; rte_timer_manage(); }
+static inline int pdpdk_pending(const struct pdpdk_item *it) { return rte_timer_pending((struct rte_timer *)&it->tim); }
+
+#define PEER pdpdk
+#define PEER_NAME "dpdk"
+#define PEER_TIMER struct rte_timer
+#include "peer_kind.h"
+
+/* One timed rdtsc, as pdpdk_arm_due adds: the median of 15 batches. */
+static double pdpdk_tsc_ns(void)
+{
+    double v[15];
+    uint64_t sum = 0;
+    int b, i;
+    for (b = 0; b < 15; b++) {
+        double t0 = bench_now();
+        for (i = 0; i < 10000; i++)
+            sum += rte_get_timer_cycles();
+        v[b] = bench_since(t0) / 10000;
+    }
+    bench_sink += sum;
+    return median_of(v, 15);
+}
+
+/* Starts DPDK's EAL for one lcore, with no hugepages, no PCI scan, no shared
+ * config file and no telemetry socket: all rte_timer needs. rte_eal_init
+ * pins this thread to the lcore's CPU; the affinity before it is put back,
+ * so that every column runs as it did without DPDK. 0, or -1 with why. */
+static int pdpdk_start(char *why, size_t len)
+{
+    char *argv[] = { "timer_peers", "--no-huge", "--no-pci", "--no-shconf", "--no-telemetry", "-m", "64",
+                     "-l", "0", "--log-level=error", NULL };
+    cpu_set_t cpus;
+    int have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0, r;
+
+    fflush(stdout);
+    if (rte_eal_init((int)(sizeof argv / sizeof argv[0]) - 1, argv) < 0) {
+        snprintf(why, len, "rte_eal_init failed: %s (rte_errno %d)", rte_strerror(rte_errno), rte_errno);
+        return -1;
+    }
+    if (have_cpus)
+        sched_setaffinity(0, sizeof cpus, &cpus);
+    if ((r = rte_timer_subsystem_init()) != 0) {
+        snprintf(why, len, "rte_timer_subsystem_init failed: %d", r);
+        rte_eal_cleanup();
+        return -1;
+    }
+    pdpdk_hz = rte_get_timer_hz();
+    return 0;
+}
+#endif /* PEER_DPDK */
 
 /* ---- the run ------------------------------------------------------------- */
 
@@ -523,8 +694,8 @@ struct entry {
 };
 
 #define NOURS 3
-/* The columns built in. */
-static const struct entry entries[] = {
+/* The columns built in; main() drops dpdk when its EAL does not start. */
+static struct entry entries[] = {
     { "set", 1, &kset_kind, NULL },
     { "heap", 1, &kheap_kind, NULL },
     { "wheel", 1, &kwheel_kind, NULL },
@@ -536,9 +707,23 @@ static const struct entry entries[] = {
     { "libuv", 0, NULL, &puv_peer },
     { "libevent", 0, NULL, &plev_peer },
     { "libevent-ct", 0, NULL, &plct_peer },
+#ifdef PEER_DPDK
+    { "dpdk", 0, NULL, &pdpdk_peer },
+#endif
 };
 static int nentries = (int)(sizeof entries / sizeof entries[0]);
 
+#ifdef PEER_DPDK
+/* Drops a column from the run (a peer that cannot start here). */
+static void drop_entry(const char *name)
+{
+    int e, k = 0;
+    for (e = 0; e < nentries; e++)
+        if (strcmp(entries[e].name, name) != 0)
+            entries[k++] = entries[e];
+    nentries = k;
+}
+#endif
 
 static void record_ops(const char *workload, const struct entry *e, size_t n,
                        const struct wl_result *r, double floor_insert)
@@ -912,6 +1097,19 @@ static void print_notes(const struct config *cfg, const struct idle_wl *iw)
 "       each appended to the result list; min_time the last update's time + timeouts_timeout, a bound\n"
 "       (see the wake-ups below).\n");
 #endif
+#ifdef PEER_DPDK
+    if (pdpdk_on)
+        printf(
+"dpdk (rte_timer: a skip list per lcore, levels drawn with p = 1/4, keys compared only) runs as the\n"
+"       loops do, as its clock is the TSC read inside the library: insert rte_timer_reset, remove\n"
+"       rte_timer_stop, reschedule rte_timer_reset again (out of the list and in again); pop and run\n"
+"       rte_timer_manage, which fires every key <= the TSC; its run polls no fd (DPDK polls). 1 tick =\n"
+"       1 s of TSC ahead in idle and request; due keys are the rank in expiry order, %d cycles apart,\n"
+"       below the TSC at the start of the run, and each arm reads the TSC once more to aim at that key\n"
+"       (%.1f ns here, inside dpdk's ordered, random and mixed insert). Timers fired out of the\n"
+"       workload's expiry order, in all runs: %zu.\n",
+            PEER_DPDK_RANK_CYCLES, pdpdk_tsc_ns(), pdpdk_out_of_order);
+#endif
 }
 
 #ifdef PEER_WAHERN
@@ -1077,6 +1275,10 @@ static void libraries(char *buf, size_t len)
         k += snprintf(buf + k, len - (size_t)k, ", wahern/timeout %x (%s, timeout.c default build)",
                       (unsigned)timeout_version(), WAHERN_COMMIT);
 #endif
+#ifdef PEER_DPDK
+    if (k > 0 && (size_t)k < len && pdpdk_on)
+        k += snprintf(buf + k, len - (size_t)k, ", %s rte_timer (TSC %.2f GHz)", rte_version(), (double)pdpdk_hz / 1e9);
+#endif
     (void)k;
     ev_loop_destroy(l);
     event_base_free(b);
@@ -1122,13 +1324,16 @@ int main(int argc, char **argv)
 {
     struct config cfg;
     struct workloads wl;
-    char cpu[256], cc[256], libs[512];
+    char cpu[256], cc[256], libs[512], dpdk_why[256];
     size_t maxn, item_bytes = sizeof(struct floor_node), nrows, i;
     size_t sizes[] = { sizeof(struct kset_item), sizeof(struct kheap_item), sizeof(struct kwheel_item),
                        sizeof(struct kbsd_item), sizeof(struct pev_item), sizeof(struct puv_item),
                        sizeof(struct plev_item), sizeof(struct plct_item),
 #ifdef PEER_WAHERN
                        sizeof(struct kwah_item),
+#endif
+#ifdef PEER_DPDK
+                       sizeof(struct pdpdk_item),
 #endif
     };
     struct row rows[256];
@@ -1141,6 +1346,13 @@ int main(int argc, char **argv)
     peer_idle_fd = pipefd[0];
     bench_clock_cost = clock_cost();
 
+#ifdef PEER_DPDK
+    pdpdk_on = pdpdk_start(dpdk_why, sizeof dpdk_why) == 0;
+    if (!pdpdk_on)
+        drop_entry("dpdk");
+#else
+    snprintf(dpdk_why, sizeof dpdk_why, "not built in: pkg-config finds no libdpdk (make peers-deps installs libdpdk-dev)");
+#endif
     libraries(libs, sizeof libs);
     cpu_model(cpu, sizeof cpu);
     snprintf(cc, sizeof cc, "%s", compiler());
@@ -1152,11 +1364,15 @@ int main(int argc, char **argv)
     printf("reps %d + 1 warm-up (median) | RNG seed %" PRIu64 " | clock_gettime(CLOCK_MONOTONIC) pair %.1f ns, subtracted\n"
            "per timed batch in idle/request, as in make bench\n", cfg.reps, cfg.seed, bench_clock_cost);
     printf("node B (CSV node_bytes): ours, bsd-tree and wahern (struct timeout) the embedded node; libev ev_timer,\n"
-           "libuv uv_timer_t, libevent struct event (embedded with event_assign), each in an item array like\n"
-           "ours.\n");
+           "libuv uv_timer_t, libevent struct event (embedded with event_assign), dpdk struct rte_timer, each in\n"
+           "an item array like ours.\n");
 #ifndef PEER_WAHERN
     printf("SKIP wahern: not built in: make bench-peers WAHERN_DIR=/path/to/wahern/timeout, or make peers-deps to clone it\n");
 #endif
+#ifdef PEER_DPDK
+    if (!pdpdk_on)
+#endif
+        printf("SKIP dpdk: %s\n", dpdk_why);
     fflush(stdout);
 
     rng_state = cfg.seed;               /* the same workloads as bench.c with the same seed and sizes */
@@ -1212,5 +1428,9 @@ int main(int argc, char **argv)
     free(peer_mixed_rank);
     free(bench_arena);
     free(recs);
+#ifdef PEER_DPDK
+    if (pdpdk_on)
+        rte_eal_cleanup();
+#endif
     return 0;
 }
