@@ -11,9 +11,11 @@
  *   ./timer_peers [--sizes 10000,100000,1000000] [--reps 5] [--wn 1000000]
  *                 [--conns 100000] [--seed S] [--csv peers.csv]
  *
- * Our containers and the BSD set run bench_kind.h's driver unchanged; the
- * event loops run peer_kind.h's, which maps each workload onto a loop that
- * keeps its own (real) clock and says how in the report. Like bench.c it
+ * Our containers, the BSD set and wahern's wheel (all three take the
+ * caller's time) run bench_kind.h's driver unchanged; the event loops and
+ * DPDK's timers (which read the real clock themselves) run peer_kind.h's,
+ * which maps each workload onto a loop that keeps its own clock and says how
+ * in the report. Like bench.c it
  * measures and reports, never asserts a time, and exits non-zero when a timer
  * fires that should not, or one that should does not.
  *
