@@ -1,6 +1,7 @@
 /* peer_kind.h - the workloads of bench_kind.h, written once over a small
  * adapter to an event loop's public timer API, and included by peers.c once
- * per loop library (libev, libuv, libevent).
+ * per library whose clock is the real one (libev, libuv, libevent, DPDK's
+ * rte_timer).
  *
  * Before each inclusion peers.c defines PEER (the adapter's prefix token),
  * PEER_NAME (as printed) and PEER_TIMER (the library's timer type), and the

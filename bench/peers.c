@@ -2,14 +2,20 @@
  * libev, libuv and libevent through their public timer APIs, and the timer
  * set many C programs hand-roll on BSD <sys/tree.h> (bsd_timer.h), all in ONE
  * run, over the same ordered-insert protocol and workloads as bench.c, so
- * that every ratio ours/peer compares figures taken side by side.
+ * that every ratio ours/peer compares figures taken side by side. Two
+ * columns are optional, each behind a define the Makefile sets when it finds
+ * the peer: PEER_WAHERN, William Ahern's timing wheel (timeout.c, compiled
+ * into this file through wahern_timer.h), and PEER_DPDK, DPDK's rte_timer
+ * skip list (libdpdk); without one the run prints a SKIP line for it.
  *
  *   ./timer_peers [--sizes 10000,100000,1000000] [--reps 5] [--wn 1000000]
  *                 [--conns 100000] [--seed S] [--csv peers.csv]
  *
- * Our containers and the BSD set run bench_kind.h's driver unchanged; the
- * event loops run peer_kind.h's, which maps each workload onto a loop that
- * keeps its own (real) clock and says how in the report. Like bench.c it
+ * Our containers, the BSD set and wahern's wheel (all three take the
+ * caller's time) run bench_kind.h's driver unchanged; the event loops and
+ * DPDK's timers (which read the real clock themselves) run peer_kind.h's,
+ * which maps each workload onto a loop that keeps its own clock and says how
+ * in the report. Like bench.c it
  * measures and reports, never asserts a time, and exits non-zero when a timer
  * fires that should not, or one that should does not.
  *
@@ -19,10 +25,18 @@
  * bound.
  */
 #define _POSIX_C_SOURCE 200809L
+#ifdef PEER_DPDK
+/* cpu_set_t: DPDK's headers use it, and main() puts back the CPU affinity
+ * that rte_eal_init takes away */
+#define _GNU_SOURCE
+#endif
 
 #include "bench_common.h"
 #include "bench_ours.h"
 #include "bsd_timer.h"
+#ifdef PEER_WAHERN
+#include "wahern_timer.h"
+#endif
 
 #include <unistd.h>
 #ifdef __linux__
@@ -34,6 +48,16 @@
 #include <event2/event.h>
 #include <event2/event_struct.h>   /* struct event embedded in the item, as with event_assign */
 
+#ifdef PEER_DPDK
+#include <sched.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_cycles.h>
+#include <rte_timer.h>
+#include <rte_version.h>
+#endif
+
 /* ---- the BSD tree.h set: a container, so bench_kind.h drives it ---------- */
 
 #define KIND kbsd
@@ -43,6 +67,18 @@
 #define KIND_OWNED(c) sizeof(*(c))
 #define KIND_MIN_EXACT 1
 #include "bench_kind.h"
+
+#ifdef PEER_WAHERN
+/* ---- wahern/timeout: a container with injected time, like the BSD set ---- */
+
+#define KIND kwah
+#define KIND_NAME "wahern"
+#define KIND_NODE union wahern_timer_node
+#define KIND_DEFINE WAHERN_TIMER_DEFINE_NAMED
+#define KIND_OWNED(c) (sizeof(*(c)) + sizeof(struct timeouts))
+#define KIND_MIN_EXACT 0
+#include "bench_kind.h"
+#endif
 
 /* ---- what the event-loop adapters share ---------------------------------- */
 
@@ -504,6 +540,163 @@ static inline int plct_pending(const struct plct_item *it) { return event_pendin
 #define PEER_FIXED_ONLY
 #include "peer_kind.h"
 
+#ifdef PEER_DPDK
+/* ---- DPDK rte_timer: a skip list per lcore, driven by the TSC ------------- */
+
+/* rte_timer_reset(tim, ticks, ...) files the timer at rte_get_timer_cycles()
+ * + ticks, and rte_timer_manage() fires every timer whose key is <= a fresh
+ * rte_get_timer_cycles(): the TSC itself (this build has no HPET), read
+ * inside the library, so no "now" can be injected. Like the event loops,
+ * then: 1 tick = 1 s of TSC (rte_get_timer_hz() cycles) for the timers
+ * armed ahead (idle, request), and keys already due for the rest. A skip
+ * list compares keys only, so its work depends on their order, which must
+ * be the workload's: a due key is the timer's rank in expiry order,
+ * PEER_DPDK_RANK_CYCLES apart, below the TSC at open, and the adapter
+ * subtracts the TSC it reads just before the call (the library reads it
+ * again a few cycles later, which shifts every key by those few cycles:
+ * far less than the gap). That read is one rdtsc more per timed arm than
+ * the library makes itself (its cost is printed in the notes). The fire
+ * callback counts timers fired out of the workload's order: 0 unless an
+ * interrupt fell between the two reads. */
+#define PEER_DPDK_RANK_CYCLES 4096
+
+struct pdpdk_ctx {
+    uint64_t t_ref;                     /* TSC at open: every due key lies below it */
+    unsigned lcore;
+};
+
+struct pdpdk_item {
+    struct rte_timer tim;
+    struct peer_mark mark;
+};
+
+static int pdpdk_on;                    /* rte_eal_init and rte_timer_subsystem_init succeeded */
+static uint64_t pdpdk_hz;
+static int64_t pdpdk_last_when;         /* workload expiry of the timer fired last in this run */
+static size_t pdpdk_out_of_order;       /* timers fired before one with an earlier expiry */
+
+static void pdpdk_cb(struct rte_timer *tim, void *arg)
+{
+    struct pdpdk_item *it = (struct pdpdk_item *)arg;
+    (void)tim;
+    peer_fire(&it->mark);
+    if (it->mark.when < pdpdk_last_when)
+        pdpdk_out_of_order++;
+    pdpdk_last_when = it->mark.when;
+}
+
+static void pdpdk_open(struct pdpdk_ctx *c)
+{
+    c->t_ref = rte_get_timer_cycles();
+    c->lcore = rte_lcore_id();
+}
+
+static void pdpdk_close(struct pdpdk_ctx *c) { (void)c; }
+
+static inline void pdpdk_init(struct pdpdk_ctx *c, struct pdpdk_item *it)
+{
+    (void)c;
+    rte_timer_init(&it->tim);
+}
+
+static inline void pdpdk_fini(struct pdpdk_ctx *c, struct pdpdk_item *it) { (void)c; (void)it; }
+
+static inline void pdpdk_reset(struct pdpdk_ctx *c, struct pdpdk_item *it, uint64_t cycles)
+{
+    if (rte_timer_reset(&it->tim, cycles, SINGLE, c->lcore, pdpdk_cb, it) != 0)
+        bench_fail("dpdk: rte_timer_reset failed");
+}
+
+static inline void pdpdk_arm(struct pdpdk_ctx *c, struct pdpdk_item *it, int64_t ticks)
+{
+    pdpdk_reset(c, it, (uint64_t)ticks * pdpdk_hz);
+}
+
+/* rte_timer_reset of a pending timer takes it out of the skip list and files
+ * it again: DPDK has no cheaper move. */
+static inline void pdpdk_restart(struct pdpdk_ctx *c, struct pdpdk_item *it, int64_t ticks)
+{
+    pdpdk_arm(c, it, ticks);
+}
+
+static inline void pdpdk_cancel(struct pdpdk_ctx *c, struct pdpdk_item *it)
+{
+    (void)c;
+    if (rte_timer_stop(&it->tim) != 0)
+        bench_fail("dpdk: rte_timer_stop failed");
+}
+
+/* Key t_ref - (nrank - rank) * PEER_DPDK_RANK_CYCLES: due, in rank order.
+ * The unsigned sum cur + ticks inside the library wraps back to it. */
+static inline void pdpdk_arm_due(struct pdpdk_ctx *c, struct pdpdk_item *it, int64_t ago, size_t rank, size_t nrank)
+{
+    uint64_t back = (uint64_t)(nrank - rank) * PEER_DPDK_RANK_CYCLES;
+    (void)ago;
+    if (back >= c->t_ref)
+        bench_fail("dpdk: the TSC (%" PRIu64 ") is too young for %zu due keys", c->t_ref, nrank);
+    pdpdk_reset(c, it, c->t_ref - back - rte_get_timer_cycles());
+}
+
+/* every due key is in the past already; start the order count of the run */
+static inline void pdpdk_wait_due(struct pdpdk_ctx *c)
+{
+    (void)c;
+    pdpdk_last_when = INT64_MIN;
+}
+
+static inline void pdpdk_fixed(struct pdpdk_ctx *c, int64_t ticks) { (void)c; (void)ticks; }
+static inline void pdpdk_run(struct pdpdk_ctx *c) { (void)c; rte_timer_manage(); }
+static inline int pdpdk_pending(const struct pdpdk_item *it) { return rte_timer_pending((struct rte_timer *)&it->tim); }
+
+#define PEER pdpdk
+#define PEER_NAME "dpdk"
+#define PEER_TIMER struct rte_timer
+#include "peer_kind.h"
+
+/* One timed rdtsc, as pdpdk_arm_due adds: the median of 15 batches. */
+static double pdpdk_tsc_ns(void)
+{
+    double v[15];
+    uint64_t sum = 0;
+    int b, i;
+    for (b = 0; b < 15; b++) {
+        double t0 = bench_now();
+        for (i = 0; i < 10000; i++)
+            sum += rte_get_timer_cycles();
+        v[b] = bench_since(t0) / 10000;
+    }
+    bench_sink += sum;
+    return median_of(v, 15);
+}
+
+/* Starts DPDK's EAL for one lcore, with no hugepages, no PCI scan, no shared
+ * config file and no telemetry socket: all rte_timer needs. rte_eal_init
+ * pins this thread to the lcore's CPU; the affinity before it is put back,
+ * so that every column runs as it did without DPDK. 0, or -1 with why. */
+static int pdpdk_start(char *why, size_t len)
+{
+    char *argv[] = { "timer_peers", "--no-huge", "--no-pci", "--no-shconf", "--no-telemetry", "-m", "64",
+                     "-l", "0", "--log-level=error", NULL };
+    cpu_set_t cpus;
+    int have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0, r;
+
+    fflush(stdout);
+    if (rte_eal_init((int)(sizeof argv / sizeof argv[0]) - 1, argv) < 0) {
+        snprintf(why, len, "rte_eal_init failed: %s (rte_errno %d)", rte_strerror(rte_errno), rte_errno);
+        return -1;
+    }
+    if (have_cpus)
+        sched_setaffinity(0, sizeof cpus, &cpus);
+    if ((r = rte_timer_subsystem_init()) != 0) {
+        snprintf(why, len, "rte_timer_subsystem_init failed: %d", r);
+        rte_eal_cleanup();
+        return -1;
+    }
+    pdpdk_hz = rte_get_timer_hz();
+    return 0;
+}
+#endif /* PEER_DPDK */
+
 /* ---- the run ------------------------------------------------------------- */
 
 /* One column of the report: a container (driven by bench_kind.h) or an
@@ -515,18 +708,37 @@ struct entry {
     const struct peer *p;
 };
 
-#define NENTRIES 8
 #define NOURS 3
-static const struct entry entries[NENTRIES] = {
+/* The columns built in; main() drops dpdk when its EAL does not start. */
+static struct entry entries[] = {
     { "set", 1, &kset_kind, NULL },
     { "heap", 1, &kheap_kind, NULL },
     { "wheel", 1, &kwheel_kind, NULL },
     { "bsd-tree", 0, &kbsd_kind, NULL },
+#ifdef PEER_WAHERN
+    { "wahern", 0, &kwah_kind, NULL },
+#endif
     { "libev", 0, NULL, &pev_peer },
     { "libuv", 0, NULL, &puv_peer },
     { "libevent", 0, NULL, &plev_peer },
     { "libevent-ct", 0, NULL, &plct_peer },
+#ifdef PEER_DPDK
+    { "dpdk", 0, NULL, &pdpdk_peer },
+#endif
 };
+static int nentries = (int)(sizeof entries / sizeof entries[0]);
+
+#ifdef PEER_DPDK
+/* Drops a column from the run (a peer that cannot start here). */
+static void drop_entry(const char *name)
+{
+    int e, k = 0;
+    for (e = 0; e < nentries; e++)
+        if (strcmp(entries[e].name, name) != 0)
+            entries[k++] = entries[e];
+    nentries = k;
+}
+#endif
 
 static void record_ops(const char *workload, const struct entry *e, size_t n,
                        const struct wl_result *r, double floor_insert)
@@ -627,8 +839,8 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
         for (s = 0; s < cfg->nsizes; s++) {
             size_t n = cfg->sizes[s];
             double fl = floor_for(&fc, n);
-            for (j = 0; j < NENTRIES; j++) {
-                const struct entry *e = &entries[(j + rep) % NENTRIES];
+            for (j = 0; j < nentries; j++) {
+                const struct entry *e = &entries[(j + rep) % nentries];
                 struct wl_result r;
                 r.nops = 0;
                 progress(rep, cfg->reps, e->name, "ordered");
@@ -644,8 +856,8 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
                 }
             }
         }
-        for (j = 0; j < NENTRIES; j++) {
-            const struct entry *e = &entries[(j + rep) % NENTRIES];
+        for (j = 0; j < nentries; j++) {
+            const struct entry *e = &entries[(j + rep) % nentries];
             struct wl_result r;
             r.nops = 0;
             if (e->k != NULL || e->p->random != NULL) {
@@ -683,7 +895,7 @@ static void run(const struct config *cfg, const struct random_wl *rw, const stru
 
 /* The median, NAN when missing or below the noise (rec_noise): no ratio is
  * taken of a figure this run cannot resolve. */
-static double figure_median(const char *workload, const char *kind, size_t n, const char *op)
+static double rec_median(const char *workload, const char *kind, size_t n, const char *op)
 {
     return rec_resolved(rec_find(workload, kind, n, op));
 }
@@ -729,7 +941,7 @@ static size_t table_rows(const struct config *cfg, size_t wn, size_t conns, stru
         const char *wl = s < cfg->nsizes ? "ordered" : wls[s - cfg->nsizes];
         size_t n = s < cfg->nsizes ? cfg->sizes[s] : ns[s - cfg->nsizes];
         for (o = 0; o < NREPORT_OPS; o++)
-            for (e = 0; e < NENTRIES; e++)
+            for (e = 0; e < nentries; e++)
                 if (rec_find(wl, entries[e].name, n, report_ops[o]) != NULL) {
                     if (k < cap) {
                         rows[k].workload = wl;
@@ -747,9 +959,9 @@ static double best_of(const struct row *r, int ours)
 {
     double best = NAN;
     int e;
-    for (e = 0; e < NENTRIES; e++)
+    for (e = 0; e < nentries; e++)
         if (entries[e].ours == ours) {
-            double x = figure_median(r->workload, entries[e].name, r->n, r->op);
+            double x = rec_median(r->workload, entries[e].name, r->n, r->op);
             if (x == x && x > 0 && !(best <= x))
                 best = x;
         }
@@ -778,7 +990,7 @@ static void print_ns_table(const struct row *rows, size_t nrows)
            "below its noise x = twice the median distance of its repetitions from their median, or a\n"
            "negative median, as make bench prints it; no ratio is taken of it):\n\n");
     printf("%-10s %8s %-10s", "workload", "N", "op");
-    for (e = 0; e < NENTRIES; e++)
+    for (e = 0; e < nentries; e++)
         printf(" %*s%s", col_width(e), entries[e].name, e == NOURS - 1 ? " |" : "");
     printf(" | %s\n", "best ours / best peer");
     for (i = 0; i < nrows; i++) {
@@ -787,7 +999,7 @@ static void print_ns_table(const struct row *rows, size_t nrows)
         if (i > 0 && (strcmp(r->workload, rows[i - 1].workload) || r->n != rows[i - 1].n))
             printf("\n");
         printf("%-10s %8zu %-10s", r->workload, r->n, row_op(r));
-        for (e = 0; e < NENTRIES; e++) {
+        for (e = 0; e < nentries; e++) {
             print_ns(r->workload, entries[e].name, r->n, r->op, col_width(e));
             if (e == NOURS - 1)
                 printf(" |");
@@ -809,10 +1021,10 @@ static void print_ratio_table(const struct row *rows, size_t nrows)
     int e, p;
     printf("\nRatio ours / peer of the medians above (below 1: ours is faster; 0.10 = ten times faster):\n\n");
     printf("%-10s %8s %-10s", "", "", "");
-    for (p = NOURS; p < NENTRIES; p++)
+    for (p = NOURS; p < nentries; p++)
         printf(" | %-17s", entries[p].name);
     printf("\n%-10s %8s %-10s", "workload", "N", "op");
-    for (p = NOURS; p < NENTRIES; p++) {
+    for (p = NOURS; p < nentries; p++) {
         printf(" |");
         for (e = 0; e < NOURS; e++)
             printf(" %5s", entries[e].name);
@@ -823,11 +1035,11 @@ static void print_ratio_table(const struct row *rows, size_t nrows)
         if (!strcmp(r->op, "min_time") || !strcmp(r->op, "run"))
             continue;
         printf("%-10s %8zu %-10s", r->workload, r->n, row_op(r));
-        for (p = NOURS; p < NENTRIES; p++) {
-            double peer = figure_median(r->workload, entries[p].name, r->n, r->op);
+        for (p = NOURS; p < nentries; p++) {
+            double peer = rec_median(r->workload, entries[p].name, r->n, r->op);
             printf(" |");
             for (e = 0; e < NOURS; e++)
-                print_ratio(figure_median(r->workload, entries[e].name, r->n, r->op) / peer, 5);
+                print_ratio(rec_median(r->workload, entries[e].name, r->n, r->op) / peer, 5);
         }
         printf("\n");
     }
@@ -846,7 +1058,7 @@ static void print_floor_line(const struct config *cfg, size_t wn, size_t conns)
         if (dup)
             continue;
         seen[k++] = n;
-        printf(" N=%zu %.2f", n, figure_median("ordered", "floor", n, "insert"));
+        printf(" N=%zu %.2f", n, rec_median("ordered", "floor", n, "insert"));
     }
     printf("\n");
 }
@@ -903,9 +1115,161 @@ static void print_notes(const struct config *cfg, const struct idle_wl *iw)
 "  Not expressible through the loops' APIs: popping at the workload's own times (a loop fires when\n"
 "  the real clock says so), hence pop from one run over due timers; and min_time.\n"
 "Checks: each loop callback verifies that its timer was expected to fire, and each run's count of\n"
-"fired timers must equal the count expected; ours and bsd-tree run bench_kind.h's checks.\n",
+"fired timers must equal the count expected; ours, bsd-tree and wahern run bench_kind.h's checks\n"
+"(every popped item due and not due before, the counts, empty at the end).\n",
         epoll_ns, PEER_UV_WINDOW_MS, iw->silent, iw->timeout);
+#ifdef PEER_WAHERN
+    printf(
+"wahern (William Ahern's timeout.c: 4 wheels x 64 slots over 2^24 ticks, timeouts further ahead\n"
+"       re-filed each time the top wheel comes round) runs bench_kind.h's driver with the workload's\n"
+"       own times, as ours and bsd-tree do: insert / reschedule timeouts_add with TIMEOUT_ABS (it moves\n"
+"       a pending timeout), remove timeouts_del, pop timeouts_update(now) then timeouts_get until NULL,\n"
+"       each appended to the result list; min_time the last update's time + timeouts_timeout, a bound\n"
+"       (see the wake-ups below).\n");
+#endif
+#ifdef PEER_DPDK
+    if (pdpdk_on)
+        printf(
+"dpdk (rte_timer: a skip list per lcore, levels drawn with p = 1/4, keys compared only) runs as the\n"
+"       loops do, as its clock is the TSC read inside the library: insert rte_timer_reset, remove\n"
+"       rte_timer_stop, reschedule rte_timer_reset again (out of the list and in again); pop and run\n"
+"       rte_timer_manage, which fires every key <= the TSC; its run polls no fd (DPDK polls). 1 tick =\n"
+"       1 s of TSC ahead in idle and request; due keys are the rank in expiry order, %d cycles apart,\n"
+"       below the TSC at the start of the run, and each arm reads the TSC once more to aim at that key\n"
+"       (%.1f ns here, inside dpdk's ordered, random and mixed insert). Timers fired out of the\n"
+"       workload's expiry order, in all runs: %zu.\n",
+            PEER_DPDK_RANK_CYCLES, pdpdk_tsc_ns(), pdpdk_out_of_order);
+#endif
 }
+
+#ifdef PEER_WAHERN
+/* ---- wake-ups: a loop that sleeps until the container's answer ------------ */
+
+/* wahern's "when is the next wake-up" (timeouts_timeout) is a bound that may
+ * be early, like our min_time; our next_expiry is exact. How often early
+ * shows as wake-ups that fire nothing, in a loop that asks, sleeps until the
+ * answer and pops at it, until the container is empty. Untimed, once, over
+ * the timers of a workload; bench_kind.h's drain checks every pop. */
+struct wake_query {
+    const char *name;
+    void (*fill)(const int64_t *when, size_t n, int64_t now0);
+    int64_t (*next)(void);
+    size_t (*pop)(int64_t prev, int64_t now);
+    void (*done)(void);
+};
+
+static kwah_c wake_wah;
+static kwheel_c wake_wheel;
+static struct tlist wake_out;
+
+static void wake_wah_fill(const int64_t *when, size_t n, int64_t now0)
+{
+    struct kwah_item *it = (struct kwah_item *)bench_items(n * sizeof *it);
+    size_t i;
+    kwah_c_init(&wake_wah, now0);
+    for (i = 0; i < n; i++) {
+        it[i].when = when[i];
+        if (kwah_c_insert(&wake_wah, when[i], &it[i]) != 0)
+            bench_fail("wahern: insert failed");
+    }
+    if (!timeouts_check(wake_wah.s.T, stderr))
+        bench_fail("wahern: timeouts_check failed after the inserts");
+}
+static int64_t wake_wah_next(void) { return kwah_c_min_time(&wake_wah); }
+static size_t wake_wah_pop(int64_t prev, int64_t now) { return kwah_drain(&wake_wah, &wake_out, prev, now); }
+static void wake_wah_done(void)
+{
+    if (!timeouts_check(wake_wah.s.T, stderr))
+        bench_fail("wahern: timeouts_check failed at the end");
+    kwah_expect_empty(&wake_wah, "wake-ups");
+    kwah_c_destroy(&wake_wah);
+}
+
+static void wake_wheel_fill(const int64_t *when, size_t n, int64_t now0)
+{
+    struct kwheel_item *it = (struct kwheel_item *)bench_items(n * sizeof *it);
+    size_t i;
+    kwheel_c_init(&wake_wheel, now0);
+    for (i = 0; i < n; i++) {
+        it[i].when = when[i];
+        if (kwheel_c_insert(&wake_wheel, when[i], &it[i]) != 0)
+            bench_fail("wheel: insert failed");
+    }
+}
+static int64_t wake_wheel_min_time(void) { return kwheel_c_min_time(&wake_wheel); }
+static int64_t wake_wheel_next_expiry(void) { return kwheel_c_next_expiry(&wake_wheel); }
+static size_t wake_wheel_pop(int64_t prev, int64_t now) { return kwheel_drain(&wake_wheel, &wake_out, prev, now); }
+static void wake_wheel_done(void)
+{
+    kwheel_expect_empty(&wake_wheel, "wake-ups");
+    kwheel_c_destroy(&wake_wheel);
+}
+
+static const struct wake_query wake_queries[] = {
+    { "wahern timeouts_timeout", wake_wah_fill, wake_wah_next, wake_wah_pop, wake_wah_done },
+    { "wheel min_time", wake_wheel_fill, wake_wheel_min_time, wake_wheel_pop, wake_wheel_done },
+    { "wheel next_expiry", wake_wheel_fill, wake_wheel_next_expiry, wake_wheel_pop, wake_wheel_done },
+};
+
+/* Wake-ups of the loop over n timers at `when`, the container's time at
+ * now0; *early: those that fired nothing. */
+static size_t wake_run(const struct wake_query *q, const int64_t *when, size_t n, int64_t now0, size_t *early)
+{
+    size_t left = n, wakes = 0;
+    int64_t prev = now0 - 1;
+    tlist_init(&wake_out);
+    *early = 0;
+    q->fill(when, n, now0);
+    while (left > 0) {
+        int64_t t = q->next();
+        size_t k;
+        if (t == TIMER_NEVER || t <= prev)
+            bench_fail("%s: answered %" PRId64 " after a pop at %" PRId64 " with %zu timers left", q->name, t, prev, left);
+        k = q->pop(prev, t);
+        if (k > left)
+            bench_fail("%s: popped more timers than were inserted", q->name);
+        left -= k;
+        *early += k == 0;
+        wakes++;
+        prev = t;
+    }
+    q->done();
+    return wakes;
+}
+
+/* wahern's 24-bit wheels wake a loop every 2^18 ticks while a timer lies
+ * beyond 2^24 ticks, and re-file every such timer once per 2^24 ticks: over
+ * mixed's 2^40 ticks, millions of wake-ups whatever N, and minutes of
+ * re-filing at N = 1M. The mixed count takes its first timers only. */
+#define WAKE_MIXED_MAX 20000
+
+static void print_wakeups(const struct config *cfg, const struct random_wl *rw, const struct mixed_wl *mw)
+{
+    size_t n = 0, half, i, q, nm = mw->n < WAKE_MIXED_MAX ? mw->n : WAKE_MIXED_MAX;
+    int s;
+    int64_t *ordered;
+    for (s = 0; s < cfg->nsizes; s++)
+        if (cfg->sizes[s] > n)
+            n = cfg->sizes[s];
+    half = n / 2;
+    ordered = (int64_t *)xmalloc((n - half + 1) * sizeof *ordered);
+    for (i = half; i < n; i++)
+        ordered[i - half] = ORDERED_WHEN(i);
+    printf("\nWake-ups (untimed, once): a loop that asks when the next timer is due, sleeps until the answer\n"
+           "and pops, until none is left; \"early\": wake-ups that fire nothing (wahern's timeouts_timeout and\n"
+           "our min_time are bounds, next_expiry is exact):\n");
+    for (q = 0; q < sizeof wake_queries / sizeof wake_queries[0]; q++) {
+        size_t e1, e2, e3, w1, w2, w3;
+        w1 = wake_run(&wake_queries[q], ordered, n - half, 0, &e1);
+        w2 = wake_run(&wake_queries[q], rw->when, rw->n, 0, &e2);
+        w3 = wake_run(&wake_queries[q], mw->when, nm, mw->now0, &e3);
+        printf("  %-24s ordered %zu (2nd half): %zu wake-ups, %zu early | random %zu: %zu, %zu early"
+               " | mixed (first %zu): %zu, %zu early\n",
+               wake_queries[q].name, n, w1, e1, rw->n, w2, e2, nm, w3, e3);
+    }
+    free(ordered);
+}
+#endif /* PEER_WAHERN */
 
 /* ---- machine, libraries -------------------------------------------------- */
 
@@ -927,17 +1291,34 @@ static void libraries(char *buf, size_t len)
     struct ev_loop *l = ev_loop_new(EVFLAG_AUTO);
     struct event_base *b = event_base_new();
     const char *v = event_get_version();
+    int k;
     /* libev's libevent emulation answers "EV_VERSION_MAJOR.EV_VERSION_MINOR" */
     if (v == NULL || strncmp(v, "2.", 2) != 0 || event_get_version_number() < 0x02000000)
         bench_fail("libevent's functions are not libevent's (got version '%s'): link -levent_core before -lev",
                    v ? v : "?");
     if (l == NULL || b == NULL)
         bench_fail("cannot create a libev loop or a libevent base");
-    snprintf(buf, len, "libev %d.%d (%s), libuv %s, libevent %s (%s)", ev_version_major(), ev_version_minor(),
-             ev_backend_name(ev_backend(l)), uv_version_string(), v, event_base_get_method(b));
+    k = snprintf(buf, len, "libev %d.%d (%s), libuv %s, libevent %s (%s)", ev_version_major(), ev_version_minor(),
+                 ev_backend_name(ev_backend(l)), uv_version_string(), v, event_base_get_method(b));
+#ifdef PEER_WAHERN
+    if (k > 0 && (size_t)k < len)
+        k += snprintf(buf + k, len - (size_t)k, ", wahern/timeout %x (%s, timeout.c default build)",
+                      (unsigned)timeout_version(), WAHERN_COMMIT);
+#endif
+#ifdef PEER_DPDK
+    if (k > 0 && (size_t)k < len && pdpdk_on)
+        k += snprintf(buf + k, len - (size_t)k, ", %s rte_timer (TSC %.2f GHz)", rte_version(), (double)pdpdk_hz / 1e9);
+#endif
+    (void)k;
     ev_loop_destroy(l);
     event_base_free(b);
 }
+
+#ifdef PEER_WAHERN
+#ifndef WAHERN_COMMIT
+#define WAHERN_COMMIT "unknown"
+#endif
+#endif
 
 /* ---- options, main ------------------------------------------------------- */
 
@@ -973,11 +1354,18 @@ int main(int argc, char **argv)
 {
     struct config cfg;
     struct workloads wl;
-    char cpu[256], cc[256], libs[256];
+    char cpu[256], cc[256], libs[512], dpdk_why[256];
     size_t maxn, item_bytes = sizeof(struct floor_node), nrows, i;
     size_t sizes[] = { sizeof(struct kset_item), sizeof(struct kheap_item), sizeof(struct kwheel_item),
                        sizeof(struct kbsd_item), sizeof(struct pev_item), sizeof(struct puv_item),
-                       sizeof(struct plev_item), sizeof(struct plct_item) };
+                       sizeof(struct plev_item), sizeof(struct plct_item),
+#ifdef PEER_WAHERN
+                       sizeof(struct kwah_item),
+#endif
+#ifdef PEER_DPDK
+                       sizeof(struct pdpdk_item),
+#endif
+    };
     struct row rows[256];
     int pipefd[2];
 
@@ -988,6 +1376,13 @@ int main(int argc, char **argv)
     peer_idle_fd = pipefd[0];
     bench_clock_cost = clock_cost();
 
+#ifdef PEER_DPDK
+    pdpdk_on = pdpdk_start(dpdk_why, sizeof dpdk_why) == 0;
+    if (!pdpdk_on)
+        drop_entry("dpdk");
+#else
+    snprintf(dpdk_why, sizeof dpdk_why, "not built in: pkg-config finds no libdpdk (make peers-deps installs libdpdk-dev)");
+#endif
     libraries(libs, sizeof libs);
     cpu_model(cpu, sizeof cpu);
     snprintf(cc, sizeof cc, "%s", compiler());
@@ -998,8 +1393,16 @@ int main(int argc, char **argv)
     printf("peers: %s; bsd-tree: libbsd <bsd/sys/tree.h> RB_GENERATE, keyed by (expiry, sequence)\n", libs);
     printf("reps %d + 1 warm-up (median) | RNG seed %" PRIu64 " | clock_gettime(CLOCK_MONOTONIC) pair %.1f ns, subtracted\n"
            "per timed batch in idle/request, as in make bench\n", cfg.reps, cfg.seed, bench_clock_cost);
-    printf("node B (CSV node_bytes): ours and bsd-tree the embedded node; libev ev_timer, libuv uv_timer_t,\n"
-           "libevent struct event (embedded with event_assign), each in an item array like ours.\n");
+    printf("node B (CSV node_bytes): ours, bsd-tree and wahern (struct timeout) the embedded node; libev ev_timer,\n"
+           "libuv uv_timer_t, libevent struct event (embedded with event_assign), dpdk struct rte_timer, each in\n"
+           "an item array like ours.\n");
+#ifndef PEER_WAHERN
+    printf("SKIP wahern: not built in: make bench-peers WAHERN_DIR=/path/to/wahern/timeout, or make peers-deps to clone it\n");
+#endif
+#ifdef PEER_DPDK
+    if (!pdpdk_on)
+#endif
+        printf("SKIP dpdk: %s\n", dpdk_why);
     fflush(stdout);
 
     rng_state = cfg.seed;               /* the same workloads as bench.c with the same seed and sizes */
@@ -1027,6 +1430,9 @@ int main(int argc, char **argv)
     run(&cfg, &wl.rw, &wl.iw, &wl.qw, &wl.mw);
 
     print_notes(&cfg, &wl.iw);
+#ifdef PEER_WAHERN
+    print_wakeups(&cfg, &wl.rw, &wl.mw);
+#endif
     printf("\n");
     print_floor_line(&cfg, cfg.wn, cfg.conns);
     nrows = table_rows(&cfg, cfg.wn, cfg.conns, rows, sizeof rows / sizeof rows[0]);
@@ -1052,5 +1458,9 @@ int main(int argc, char **argv)
     free(peer_mixed_rank);
     free(bench_arena);
     free(recs);
+#ifdef PEER_DPDK
+    if (pdpdk_on)
+        rte_eal_cleanup();
+#endif
     return 0;
 }

@@ -12,11 +12,11 @@ if (!exists("peers")) peers = "peers.csv"
 if (!exists("bench")) bench = ""
 if (!exists("out")) out = "charts"
 
-kinds  = "set heap wheel bsd-tree libev libuv libevent libevent-ct"
-colors = "#9ecae1 #4292c6 #08306b #737373 #e6550d #31a354 #d62728 #ff9896"
+kinds  = "set heap wheel bsd-tree wahern libev libuv libevent libevent-ct dpdk"
+colors = "#9ecae1 #4292c6 #08306b #737373 #756bb1 #e6550d #31a354 #d62728 #ff9896 #8c6d31"
 # ours: solid lines, filled circles; peers: dashed lines, open marks
-dashes = "1 1 1 2 2 2 2 2"
-points = "7 7 7 6 4 8 12 10"
+dashes = "1 1 1 2 2 2 2 2 2 2"
+points = "7 7 7 6 14 4 8 12 10 2"
 color(k) = word(colors, k)
 padded = " " . kinds . " "
 idx(k) = words(padded[1:strstrt(padded, " " . k . " ")]) + 1     # position of a kind in `kinds`
@@ -116,7 +116,7 @@ do for [w in "random idle request mixed"] {
     wk = present(peers, w)
     set output sprintf("%s/workload_%s.svg", out, w)
     if (w eq "idle" || w eq "request") {
-        set title sprintf("Workload %s: %s\n{/*0.8 pop: ours and bsd-tree = all per-tick pop calls / items popped; loops = the firing alone}", w, describe(w))
+        set title sprintf("Workload %s: %s\n{/*0.8 pop: ours, bsd-tree and wahern = all per-tick pop calls / items popped; loops and dpdk = the firing alone}", w, describe(w))
     } else {
         set title sprintf("Workload %s: %s", w, describe(w))
     }
