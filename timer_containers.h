@@ -2256,14 +2256,13 @@ TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const stru
     return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 8) != 0);
 }
 
-/* Take a pending node out of its slot; its own state is the caller's. */
-TIMER_INLINE_ void timer_wheel_unlink_(struct timer_wheel *w, struct timer_wheel_node *n)
+/* Take a pending node out of its slot (the count is the caller's, as is
+ * the node's own state). */
+TIMER_INLINE_ void timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
-    assert(w->count > 0 && "timer_wheel: an item of another wheel removed through this empty one");
     prev->next = next;
     next->prev = prev;
-    w->count--;
     /* After the unlink, prev == next only when the head is the one node
      * left: the slot is empty. */
     if (prev == next) {
@@ -2274,6 +2273,13 @@ TIMER_INLINE_ void timer_wheel_unlink_(struct timer_wheel *w, struct timer_wheel
         if (ours)
             tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
     }
+}
+
+TIMER_INLINE_ void timer_wheel_unlink_(struct timer_wheel *w, struct timer_wheel_node *n)
+{
+    assert(w->count > 0 && "timer_wheel: an item of another wheel removed through this empty one");
+    w->count--;
+    timer_wheel_cut_(w, n);
 }
 
 TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_node *n)
@@ -2302,11 +2308,10 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         size_t i = timer_wheel_slot_(w->now, expire);
         if (n->link.next != &w->slot[i]) {
-            timer_wheel_unlink_(w, n);
+            timer_wheel_cut_(w, n);         /* the count stays */
             n->link.next = NULL;
             n->expire = expire;
             timer_wheel_link_(w, i, n);
-            w->count++;
         } else {
             n->expire = expire;
         }
