@@ -212,8 +212,9 @@ static void K_(_random)(const struct random_wl *w, struct wl_result *r)
     tlist_init(&out);
     for (round = 0; round < rounds; round++) {
         ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+        const int64_t *when = w->when + round % w->variants * w->n;     /* keys of its own */
         for (i = 0; i < w->n; i++)
-            it[i].when = w->when[i];
+            it[i].when = when[i];
         C_(init)(&c, 0);
         t0 = bench_now();
         for (i = 0; i < w->n; i++)
@@ -437,8 +438,10 @@ static void K_(_mixed)(const struct mixed_wl *w, struct wl_result *r)
     tlist_init(&out);
     for (round = 0; round < rounds; round++) {
         ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM));
+        const int64_t *when = w->when + round % w->variants * w->n;     /* keys and order of its own */
+        const uint32_t *order = w->order + round % w->variants * w->n;
         for (i = 0; i < w->n; i++)
-            it[i].when = w->when[i];
+            it[i].when = when[i];
         C_(init)(&c, w->now0);
         t0 = bench_now();
         for (i = 0; i < w->n; i++)
@@ -448,7 +451,7 @@ static void K_(_mixed)(const struct mixed_wl *w, struct wl_result *r)
 
         t0 = bench_now();
         for (i = 0; i < half; i++)
-            if (!C_(remove)(&c, &it[w->order[i]]))
+            if (!C_(remove)(&c, &it[order[i]]))
                 bench_fail("%s: mixed remove returned false", KIND_NAME);
         rem.ns[round] = bench_since(t0);
 
