@@ -8,7 +8,8 @@
 # Both take JOBS=n (default: the number of cores), SEED, STEPS, SAN_STEPS,
 # PORT_STEPS, FUZZ_TEST_SECONDS and CC; see test/Makefile.
 # Optional: make peers-deps && make bench-peers && make plot (libev, libuv,
-# libevent, BSD tree.h side by side; SVG charts with gnuplot).
+# libevent, BSD tree.h, wahern/timeout and DPDK's rte_timer side by side;
+# SVG charts with gnuplot; WAHERN_DIR=... names a wahern/timeout checkout).
 # make bench-instructions (needs valgrind): instructions per operation of
 # every container, counted by callgrind; repeatable where make bench's times
 # move 20-30% between runs (bench/instr.c; docs/benchmarks.md).
