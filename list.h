@@ -153,12 +153,18 @@ TIMER_INLINE_ struct tlist *tlist_last_(struct tlist *head)
  * One that took pos out (unlinked, removed, re-armed into a container,
  * freed) changed prev->next to what now follows: go on from there, without
  * reading pos. So both follow any later item the body removed, too. What
- * cannot be followed is a body that took prev itself out. */
-TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist *pos)
+ * cannot be followed is a body that took prev itself out (2.0's walk
+ * allowed that; it could not allow taking pos out): with asserts off, an
+ * unlinked prev ends the walk rather than crash; a re-armed one cannot be
+ * told from a list. */
+TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist *pos,
+                                                const struct tlist *head)
 {
     const struct tlist *p = *prev;
     assert(p->next != NULL && "tlist_foreach: the body took an item already visited out of the list; "
                               "walk a due list with tlist_drain instead");
+    if (p->next == NULL)
+        return (struct tlist *)(uintptr_t)head;
     if (p->next != pos)
         return p->next;
     *prev = pos;
@@ -173,7 +179,7 @@ TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const
 
 #define tlist_foreach(pos, head)                                                             \
     for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)); (pos) != (head); \
-         (pos) = tlist_foreach_next_(&TLIST_PREV_, (pos)))
+         (pos) = tlist_foreach_next_(&TLIST_PREV_, (pos), (head)))
 
 #define tlist_drain(pos, head) for (; ((pos) = tlist_pop_front(head)) != NULL;)
 

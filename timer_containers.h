@@ -165,12 +165,18 @@ TIMER_INLINE_ struct tlist *tlist_last_(struct tlist *head)
  * One that took pos out (unlinked, removed, re-armed into a container,
  * freed) changed prev->next to what now follows: go on from there, without
  * reading pos. So both follow any later item the body removed, too. What
- * cannot be followed is a body that took prev itself out. */
-TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist *pos)
+ * cannot be followed is a body that took prev itself out (2.0's walk
+ * allowed that; it could not allow taking pos out): with asserts off, an
+ * unlinked prev ends the walk rather than crash; a re-armed one cannot be
+ * told from a list. */
+TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist *pos,
+                                                const struct tlist *head)
 {
     const struct tlist *p = *prev;
     assert(p->next != NULL && "tlist_foreach: the body took an item already visited out of the list; "
                               "walk a due list with tlist_drain instead");
+    if (p->next == NULL)
+        return (struct tlist *)(uintptr_t)head;
     if (p->next != pos)
         return p->next;
     *prev = pos;
@@ -185,7 +191,7 @@ TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const
 
 #define tlist_foreach(pos, head)                                                             \
     for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)); (pos) != (head); \
-         (pos) = tlist_foreach_next_(&TLIST_PREV_, (pos)))
+         (pos) = tlist_foreach_next_(&TLIST_PREV_, (pos), (head)))
 
 #define tlist_drain(pos, head) for (; ((pos) = tlist_pop_front(head)) != NULL;)
 
@@ -631,6 +637,7 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
  *                                                fn(item, arg) for each pending item, in
  *                                                pop order; fn must not change c
+ *                                                (it may call next_expiry, first)
  *   int     NAME_reserve(NAME *c, size_t n);     0: the set never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -1231,6 +1238,7 @@ TIMER_FUNCTIONS_END_
  *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
  *                                                fn(item, arg) for each pending item, in
  *                                                array order; fn must not change c
+ *                                                (it may call next_expiry, first)
  *   int     NAME_reserve(NAME *c, size_t n);     room for n pending items: 0 or -ENOMEM
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -1820,6 +1828,7 @@ TIMER_FUNCTIONS_END_
  *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
  *                                                fn(item, arg) for each pending item, slot
  *                                                by slot; fn must not change c
+ *                                                (it may call next_expiry, first)
  *   int     NAME_reserve(NAME *c, size_t n);     0: the wheel never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -2184,15 +2193,17 @@ TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
 
 /* file_'s uncommon case: an expiry before limit. A slot insert lowers
  * limit to its slot's start. An expiry at or before the clock goes to the
- * overdue list, but one between base and a clock that next_expiry moved
- * ahead only at one of the list's ends; anywhere else, the clock rewinds
- * first, so that the insert is a slot insert again. */
+ * overdue list. While the clock is ahead of base (next_expiry or a
+ * far-ahead pop moved it there), the list may hold items later than base,
+ * so an insert that would not land at one of its ends rewinds the clock
+ * first: the items later than base go back into slots, and the insert
+ * either is a slot insert again or searches only items due by base. */
 TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     int64_t expire = n->expire;
     size_t i;
     uint64_t start;
-    if (expire <= w->now && expire > w->base && !timer_wheel_overdue_end_(w, expire))
+    if (expire <= w->now && w->now > w->base && !timer_wheel_overdue_end_(w, expire))
         timer_wheel_rewind_(w);
     if (expire <= w->now) {
         timer_wheel_link_overdue_(w, n);
@@ -2253,7 +2264,7 @@ TIMER_INLINE_ int timer_wheel_holds_(const struct timer_wheel *w, const struct t
 /* What remove and reschedule assert: n is not pending, or may be in w. */
 TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const struct timer_wheel_node *n)
 {
-    return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 8) != 0);
+    return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 7) != 0);  /* 8 links */
 }
 
 /* Take a pending node out of its slot (the count is the caller's, as is
@@ -2269,7 +2280,7 @@ TIMER_INLINE_ void timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
         /* Checked in every build: a head outside this wheel (an item of
          * another wheel) must not become a write into this one's bitmap. */
         bool ours = timer_wheel_is_head_(w, prev);
-        assert(ours && "timer_wheel_remove: item belongs to another wheel");
+        assert(ours && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
         if (ours)
             tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
     }
@@ -2718,10 +2729,14 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
 }
 
 /* In the order of the lists: the slots level by level, the overdue list,
- * the runs. */
+ * the runs. The earliest item is located first, as next_expiry would, so
+ * that a next_expiry or first called by fn (both const) finds it in place
+ * and moves nothing under the walk. */
 TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *w, void (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
     size_t i = 0;
+    int64_t t;
+    (void)timer_wheel_locate_((struct timer_wheel *)(uintptr_t)w, &t);
     while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
         const struct tlist *head = &w->slot[i];
         struct tlist *pos, *next;

@@ -34,6 +34,7 @@
  *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
  *                                                fn(item, arg) for each pending item, in
  *                                                array order; fn must not change c
+ *                                                (it may call next_expiry, first)
  *   int     NAME_reserve(NAME *c, size_t n);     room for n pending items: 0 or -ENOMEM
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);

@@ -33,6 +33,7 @@
  *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
  *                                                fn(item, arg) for each pending item, in
  *                                                pop order; fn must not change c
+ *                                                (it may call next_expiry, first)
  *   int     NAME_reserve(NAME *c, size_t n);     0: the set never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
