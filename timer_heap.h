@@ -171,13 +171,6 @@ TIMER_FUNCTIONS_BEGIN_
 #error "timer_heap.h: TIMER_HEAP_ARITY must be at least 2"
 #endif
 #define TIMER_HEAP_MIN_CAP 64
-/* The block's loop has a constant trip count: unrolled, it loses its loop
- * control (gcc and clang both read this pragma). */
-#if defined(__GNUC__) || defined(__clang__)
-#define TIMER_HEAP_UNROLL_ _Pragma("GCC unroll 16")
-#else
-#define TIMER_HEAP_UNROLL_
-#endif
 
 #define timer_heap_node_of_(l) tlist_entry(l, struct timer_heap_node, u.link)
 
@@ -282,7 +275,6 @@ TIMER_INLINE_ size_t timer_heap_min_of_block_(const struct timer_heap_entry *a, 
     const struct timer_heap_entry *c = a + first;
     size_t j, b0 = 0, b1 = 1;
     int64_t k0 = c[0].expire, k1 = c[1].expire;
-    TIMER_HEAP_UNROLL_
     for (j = 2; j + 1 < TIMER_HEAP_ARITY; j += 2) {
         if (c[j].expire == k0 || c[j + 1].expire == k1)
             return timer_heap_min_child_(a, first, first + TIMER_HEAP_ARITY);
