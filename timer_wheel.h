@@ -320,10 +320,11 @@ TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct tim
     tlist_push_back_(head, &n->link);
 }
 
-/* Overdue items are kept sorted (FIFO among equal expiries). Inserts at
- * either end are O(1), so runs in increasing or decreasing order are cheap;
- * others search from the end. */
-TIMER_INLINE_ void timer_wheel_link_overdue_(struct timer_wheel *w, struct timer_wheel_node *n)
+/* Overdue items are kept sorted (FIFO among equal expiries). Link n in
+ * its place, found at the front or within `bound` items of the back, and
+ * return true; false (nothing changed) when the search would go further.
+ * So inserts in increasing or decreasing order are O(1). */
+TIMER_INLINE_ bool timer_wheel_link_overdue_(struct timer_wheel *w, struct timer_wheel_node *n, size_t bound)
 {
     struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos;
     if (!tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
@@ -332,20 +333,16 @@ TIMER_INLINE_ void timer_wheel_link_overdue_(struct timer_wheel *w, struct timer
     }
     if (head->next != head && n->expire < timer_wheel_node_of_(head->next)->expire) {
         tlist_push_front(head, &n->link);
-        return;
+        return true;
     }
-    for (pos = head->prev; pos != head; pos = pos->prev)
+    for (pos = head->prev; pos != head; pos = pos->prev) {
         if (timer_wheel_node_of_(pos)->expire <= n->expire)
             break;
+        if (bound-- == 0)
+            return false;
+    }
     tlist_push_back_(pos->next, &n->link);  /* i.e. link n just after pos */
-}
-
-/* Would n go to an end of the (sorted) overdue list? */
-TIMER_INLINE_ bool timer_wheel_overdue_end_(const struct timer_wheel *w, int64_t expire)
-{
-    const struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE];
-    return !tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE) ||
-           expire >= timer_wheel_node_of_(head->prev)->expire || expire < timer_wheel_node_of_(head->next)->expire;
+    return true;
 }
 
 /* Move the clock back to base (< now). next_expiry's refinement moved it
@@ -405,19 +402,25 @@ TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
  * limit to its slot's start. An expiry at or before the clock goes to the
  * overdue list. While the clock is ahead of base (next_expiry or a
  * far-ahead pop moved it there), the list may hold items later than base,
- * so an insert that would not land at one of its ends rewinds the clock
- * first: the items later than base go back into slots, and the insert
- * either is a slot insert again or searches only items due by base. */
+ * and an insert whose place is more than 16 items from the list's back
+ * (two zero-delay timers at base after inserts in order, a burst in no
+ * order) rewinds the clock first: the items later than base go back into
+ * slots, and the insert is a slot insert again or searches only items due
+ * by base. A few inserts out of order stay cheap without a rewind, which
+ * would cost the next next_expiry a refinement of what it undid. */
 TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     int64_t expire = n->expire;
     size_t i;
     uint64_t start;
-    if (expire <= w->now && w->now > w->base && !timer_wheel_overdue_end_(w, expire))
-        timer_wheel_rewind_(w);
     if (expire <= w->now) {
-        timer_wheel_link_overdue_(w, n);
-        return;
+        if (timer_wheel_link_overdue_(w, n, w->now > w->base ? 16 : SIZE_MAX))
+            return;
+        timer_wheel_rewind_(w);
+        if (expire <= w->now) {
+            (void)timer_wheel_link_overdue_(w, n, SIZE_MAX);
+            return;
+        }
     }
     i = timer_wheel_slot_(w->now, expire);
     start = (uint64_t)timer_wheel_slot_start_(w->now, i);

@@ -1417,6 +1417,36 @@ static void test_no_quadratic_traps(void)
         k++;
     }
     TH_EQ(k, n);
+
+    /* An event loop's round: next_expiry (the wheel refines the coarse slot
+     * that holds 10,000 timeouts, and its clock moves to them), then three
+     * short timers out of order, then their removal. In 2.1.0's draft the
+     * third insert rewound the clock, which undid the refinement, so every
+     * round moved all 10,000 items again; a few out of order must not. */
+    TH_EQ(tc_pop(&c, 3000, &out), 0);
+    for (i = 0; i < 10000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        TH_EQ(tc_insert(&c, 3000 + 4096 + (int64_t)(x % 4096), &items[i]), 0);
+    }
+    {
+        unsigned long long moves = tk_moves();
+        int r;
+        for (r = 0; r < 1000; r++) {
+            (void)tc_next_expiry(&c);
+            TH_EQ(tc_insert(&c, 3100, &items[10000]), 0);
+            TH_EQ(tc_insert(&c, 3300, &items[10001]), 0);
+            TH_EQ(tc_insert(&c, 3200, &items[10002]), 0);
+            TH_EQ(tc_remove(&c, &items[10000]), true);
+            TH_EQ(tc_remove(&c, &items[10001]), true);
+            TH_EQ(tc_remove(&c, &items[10002]), true);
+        }
+        moves = tk_moves() - moves;
+        TH_EXPECT(moves <= 11 * 10003ULL, "1000 rounds of next_expiry and 3 inserts out of order moved items %llu times",
+                  moves);
+    }
+    TH_EQ(tc_pop(&c, TIMER_NEVER - 1, &out), 10000);
+    tlist_drain(link, &out)
+        ;
     tc_destroy(&c);
     free(items);
 }
