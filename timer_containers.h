@@ -1885,7 +1885,7 @@ TIMER_FUNCTIONS_END_
  *
  * Guarantees and costs:
  * - insert, remove, reschedule O(1) (an insert at or before the clock goes
- *   into the sorted overdue list: O(1) at either end, so for runs in
+ *   into the sorted overdue list: O(1) near either end, so for runs in
  *   increasing or decreasing order; O(overdue items) at worst). A
  *   reschedule appends the item to its new slot (a new arrival), or only
  *   stores the new expiry when the item is last in that slot already;
@@ -1903,11 +1903,12 @@ TIMER_FUNCTIONS_END_
  *   earliest pending expiry, which nothing observable depends on. So may a
  *   far-ahead pop (pop(TIMER_NEVER) to drain). An insert that then falls
  *   between the caller's time (the `now` of the latest init or pop, even
- *   one that went back) and that clock goes to an end of the overdue list
- *   when it fits there (O(1)), or else moves the clock back first: one
- *   list splice per occupied slot below the level where the two times
- *   differ, so a burst of such inserts in any order stays O(1) each; the
- *   next next_expiry refines again;
+ *   one that went back) and that clock goes into the overdue list when its
+ *   place is within 16 items of either end (O(1)), or else moves the clock
+ *   back first: one list splice per occupied slot below the level where
+ *   the two times differ, and the overdue items later than the caller's
+ *   time back to slots, so a burst of such inserts in any order stays O(1)
+ *   each; the next next_expiry refines again;
  * - min_time is O(1), const, and never later than the earliest expiry. It is
  *   exact when the earliest item is at or before the caller's time or lies
  *   in its finest 64-tick window; also when it is alone in its slot or first in a run,
@@ -2003,8 +2004,9 @@ struct timer_wheel {
 
 TIMER_FUNCTIONS_BEGIN_
 
-/* Test instrumentation: runs once for every item a refine moves (the tests
- * count them to prove next_expiry amortised O(1)). Default: nothing. */
+/* Test instrumentation: runs once for every item a refine, a run's forming
+ * or a rewind moves (the tests count them to prove next_expiry amortised
+ * O(1)). Default: nothing. */
 #ifndef TIMER_WHEEL_ON_MOVE_
 #define TIMER_WHEEL_ON_MOVE_() ((void)0)
 #endif
@@ -2115,23 +2117,26 @@ TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct tim
 }
 
 /* Overdue items are kept sorted (FIFO among equal expiries). Link n in
- * its place, found at the front or within `bound` items of the back, and
- * return true; false (nothing changed) when the search would go further.
- * So inserts in increasing or decreasing order are O(1). */
+ * its place, found within `bound` items of either end, and return true;
+ * false (nothing changed) when the search would go further. The walk goes
+ * from both ends at once: the last item from the back no later than n, or
+ * the first from the front later than n, places it. So inserts in
+ * increasing or decreasing order are O(1), and so are inserts before a
+ * batch that next_expiry put there (items exactly at the clock). */
 TIMER_INLINE_ bool timer_wheel_link_overdue_(struct timer_wheel *w, struct timer_wheel_node *n, size_t bound)
 {
-    struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos;
+    struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos, *fwd;
     if (!tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
         tbitmap_set(w->occupied, TIMER_WHEEL_OVERDUE);
         tlist_init(head);
     }
-    if (head->next != head && n->expire < timer_wheel_node_of_(head->next)->expire) {
-        tlist_push_front(head, &n->link);
-        return true;
-    }
-    for (pos = head->prev; pos != head; pos = pos->prev) {
+    for (pos = head->prev, fwd = head->next; pos != head; pos = pos->prev, fwd = fwd->next) {
         if (timer_wheel_node_of_(pos)->expire <= n->expire)
             break;
+        if (timer_wheel_node_of_(fwd)->expire > n->expire) {
+            pos = fwd->prev;
+            break;
+        }
         if (bound-- == 0)
             return false;
     }
@@ -2179,13 +2184,13 @@ TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
         tlist_init(&w->slot[to]);
         tlist_splice_back_(&w->slot[to], &moved);
     }
-    if (!tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-        return;
+    assert(tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE));  /* an insert's search failed in it */
     for (pos = head->next; pos != head && timer_wheel_node_of_(pos)->expire <= base; pos = pos->next)
         ;
     for (; pos != head; pos = next) {            /* later than base: to its slot, in order */
         next = pos->next;
         tlist_remove(pos);
+        TIMER_WHEEL_ON_MOVE_();
         timer_wheel_link_(w, timer_wheel_slot_(base, timer_wheel_node_of_(pos)->expire), timer_wheel_node_of_(pos));
     }
     if (tlist_empty(head))
@@ -2196,8 +2201,8 @@ TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
  * limit to its slot's start. An expiry at or before the clock goes to the
  * overdue list. While the clock is ahead of base (next_expiry or a
  * far-ahead pop moved it there), the list may hold items later than base,
- * and an insert whose place is more than 16 items from the list's back
- * (two zero-delay timers at base after inserts in order, a burst in no
+ * and an insert whose place is more than 16 items from both of the list's
+ * ends (a zero-delay timer at base after inserts in order, a burst in no
  * order) rewinds the clock first: the items later than base go back into
  * slots, and the insert is a slot insert again or searches only items due
  * by base. A few inserts out of order stay cheap without a rewind, which
@@ -2556,6 +2561,7 @@ TIMER_INLINE_ void timer_wheel_open_(struct timer_wheel *w, size_t i)
     tbitmap_set(w->occupied, r);
     while ((pos = run->next) != run && timer_wheel_node_of_(pos)->expire == w->now) {
         tlist_remove(pos);
+        TIMER_WHEEL_ON_MOVE_();
         timer_wheel_link_(w, TIMER_WHEEL_OVERDUE, timer_wheel_node_of_(pos));
     }
     if (run->next == run)

@@ -1445,6 +1445,32 @@ static void test_no_quadratic_traps(void)
     tlist_drain(link, &out)
         ;
     tc_destroy(&c);
+
+    /* The same round with 100 timeouts sharing one expiry on a slot start:
+     * next_expiry moves the clock there and puts them at the overdue list's
+     * back, and two short timers in order go before them. A search from the
+     * back only rewound at the second, and every round moved the 100. */
+    tc_init(&c, 0);
+    for (i = 0; i < 100; i++)
+        TH_EQ(tc_insert(&c, 8192, &items[i]), 0);
+    {
+        unsigned long long moves = tk_moves();
+        int r;
+        for (r = 0; r < 1000; r++) {
+            TH_EQ(tc_next_expiry(&c), 8192);
+            TH_EQ(tc_insert(&c, 0, &items[100]), 0);
+            TH_EQ(tc_insert(&c, 10, &items[101]), 0);
+            TH_EQ(tc_remove(&c, &items[100]), true);
+            TH_EQ(tc_remove(&c, &items[101]), true);
+        }
+        moves = tk_moves() - moves;
+        TH_EXPECT(moves <= 11 * 102ULL, "1000 rounds of next_expiry and 2 short timers before 100 equal timeouts moved items %llu times",
+                  moves);
+    }
+    TH_EQ(tc_pop(&c, 8192, &out), 100);
+    tlist_drain(link, &out)
+        ;
+    tc_destroy(&c);
     free(items);
 }
 
