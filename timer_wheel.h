@@ -125,6 +125,8 @@
  *   back to the caller's time only for an insert as above.
  *
  * Misuse: an item freed while pending is not detected (remove it first).
+ * next_expiry, first and visit take a const wheel but may reorganise it
+ * (logically const): two threads must not call them at once.
  * remove() or reschedule() with a wheel other than the one holding the item
  * aborts in builds with asserts, before anything changes, when a walk of at
  * most 8 links from the item reaches its list's head (so in any list of up
