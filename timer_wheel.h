@@ -956,8 +956,7 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
 TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *w, void (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
     size_t i = 0;
-    int64_t t;
-    (void)timer_wheel_locate_((struct timer_wheel *)(uintptr_t)w, &t);
+    (void)timer_wheel_next_expiry(w);
     while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
         const struct tlist *head = &w->slot[i];
         struct tlist *pos, *next;

@@ -1348,6 +1348,25 @@ static size_t conf_overdue(const tc *c)
     return k;
 }
 
+/* 1000 rounds of an event loop: next_expiry (answering the same time every
+ * round), then k short timers (items[0..k-1]) inserted at the times given,
+ * then removed. The moves the wheel's refinement made in all. */
+static unsigned long long conf_round_moves(tc *c, titem *items, const int64_t *at, size_t k)
+{
+    unsigned long long moves = tk_moves();
+    int64_t next = tc_next_expiry(c);
+    size_t j;
+    int r;
+    for (r = 0; r < 1000; r++) {
+        TH_EQ(tc_next_expiry(c), next);
+        for (j = 0; j < k; j++)
+            TH_EQ(tc_insert(c, at[j], &items[j]), 0);
+        for (j = 0; j < k; j++)
+            TH_EQ(tc_remove(c, &items[j]), true);
+    }
+    return tk_moves() - moves;
+}
+
 /* No call pattern makes later calls slow (v2.1), checked by counts: the
  * heap's reallocations when an event loop reserves one more before every
  * insert (one per insert, quadratic, in 2.0), and the wheel's overdue list
@@ -1426,18 +1445,8 @@ static void test_no_quadratic_traps(void)
         TH_EQ(tc_insert(&c, 3000 + 4096 + (int64_t)(x % 4096), &items[i]), 0);
     }
     {
-        unsigned long long moves = tk_moves();
-        int r;
-        for (r = 0; r < 1000; r++) {
-            (void)tc_next_expiry(&c);
-            TH_EQ(tc_insert(&c, 3100, &items[10000]), 0);
-            TH_EQ(tc_insert(&c, 3300, &items[10001]), 0);
-            TH_EQ(tc_insert(&c, 3200, &items[10002]), 0);
-            TH_EQ(tc_remove(&c, &items[10000]), true);
-            TH_EQ(tc_remove(&c, &items[10001]), true);
-            TH_EQ(tc_remove(&c, &items[10002]), true);
-        }
-        moves = tk_moves() - moves;
+        static const int64_t shorts[] = { 3100, 3300, 3200 };
+        unsigned long long moves = conf_round_moves(&c, &items[10000], shorts, 3);
         TH_EXPECT(moves <= 11 * 10003ULL, "1000 rounds of next_expiry and 3 inserts out of order moved items %llu times",
                   moves);
     }
@@ -1454,19 +1463,12 @@ static void test_no_quadratic_traps(void)
     for (i = 0; i < 100; i++)
         TH_EQ(tc_insert(&c, 8192, &items[i]), 0);
     {
-        unsigned long long moves = tk_moves();
-        int r;
-        for (r = 0; r < 1000; r++) {
-            TH_EQ(tc_next_expiry(&c), 8192);
-            TH_EQ(tc_insert(&c, 0, &items[100]), 0);
-            TH_EQ(tc_insert(&c, 10, &items[101]), 0);
-            TH_EQ(tc_remove(&c, &items[100]), true);
-            TH_EQ(tc_remove(&c, &items[101]), true);
-        }
-        moves = tk_moves() - moves;
+        static const int64_t shorts[] = { 0, 10 };
+        unsigned long long moves = conf_round_moves(&c, &items[100], shorts, 2);
         TH_EXPECT(moves <= 11 * 102ULL, "1000 rounds of next_expiry and 2 short timers before 100 equal timeouts moved items %llu times",
                   moves);
     }
+    TH_EQ(tc_next_expiry(&c), 8192);
     TH_EQ(tc_pop(&c, 8192, &out), 100);
     tlist_drain(link, &out)
         ;
