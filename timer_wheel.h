@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* timer_wheel.h - hierarchical timing wheel over int64 time: O(1) insert and
- * remove, pop that visits only occupied slots, no allocation.
+ * remove, pop that visits only occupied slots, no allocation, and no call
+ * that has to sort or refine a large slot at once.
  *
  *     #include "timer_wheel.h"
  *     typedef struct conn { int fd; struct timer_wheel_node tw; } conn;
@@ -33,8 +34,8 @@
  *   int64_t NAME_min_time(const NAME *c);        lower bound of the earliest expiry
  *   TYPE   *NAME_first(const NAME *c);           the item pop hands out first; NULL if empty
  *   size_t  NAME_visit(const NAME *c, void (*fn)(TYPE *, void *), void *arg);
- *                                                fn(item, arg) for each pending item, slot
- *                                                by slot; fn must not change c
+ *                                                fn(item, arg) for each pending item, list
+ *                                                by list; fn must not change c
  *                                                (it may call next_expiry, first)
  *   int     NAME_reserve(NAME *c, size_t n);     0: the wheel never allocates
  *   size_t  NAME_size(const NAME *c);
@@ -56,73 +57,48 @@
  * DEFINE_TYPE, so a public header can embed both; one .c file then includes
  * it again without TIMER_TYPES_ONLY and expands DEFINE_FUNCTIONS.
  *
- * How it works. Time is split into 6-bit groups; with `clock` the wheel's
- * current time, an item lives in level L = the highest group in which its
- * expiry differs from the clock, in slot = that group of its expiry (the
- * scheme of Varghese & Lauck's hierarchical wheels, with skynet-style
- * addressing by the differing bits). 11 levels x 64 slots cover 66 bits; one
- * 704-bit occupancy bitmap says which slots hold items. Within a level every
- * occupied slot is ahead of the clock's group, and every item of level L is
- * earlier than every item of level L+1, so the first set bit is the earliest
- * slot. Items at or before the clock wait in an overdue list, sorted.
+ * How it works. Time is split into 6-bit groups, and an item is filed by
+ * the highest group in which its expiry differs from the wheel's clock
+ * (Varghese & Lauck's hierarchical wheel, addressed by the differing bits
+ * as skynet's is), one 64-bit occupancy word per 64 slots. Each level has
+ * two groups' worth of slots: the rest of the clock's own group at the next
+ * level up, and the whole group after it. That second half is what lets the
+ * work be done before it is needed: the slot of the next group at each
+ * level ("pending") is refined into the finer level's second half a few
+ * items per call of pop and next_expiry, so when the clock gets there it is
+ * ready, and no one call moves a slot's worth of items (Redis rehashes a
+ * table the same way). Refining first walks the pending slot: one found in
+ * expiry order (fixed-delay timeouts are inserted that way) is not spread
+ * out but becomes a sorted run, handed out from its front. Every item at or
+ * behind the clock also lives in a run: an insert no earlier than the
+ * newest run's last item extends it, any other starts a run, and runs merge
+ * stably, oldest first, with sizes at least doubling (a binary counter), so
+ * there are O(log n) of them and nothing is ever searched. pop and
+ * next_expiry take the earlier of the earliest run head and the earliest
+ * slot; among equal expiries an item that arrived earlier is always in a
+ * run, or in a finer level, than one that arrived later, so the order is
+ * (expiry, arrival), as in timer_set.h and timer_heap.h.
  *
- * pop(now) walks the occupied slots in time order up to now. A level-0 slot
- * is one tick: all its items share one expiry, and it is taken whole. A
- * coarser slot is "refined": the clock moves to the slot's first tick (never
- * past an expiry still pending) and its items move to the finer slots their
- * expiries now map to (those exactly at the new clock to the overdue list),
- * until the walk passes now. So pop hands items out in expiry order, and
- * because every list append keeps the arrival order of the items it
- * carries, in arrival order among equal expiries: the same order as
- * timer_set.h and timer_heap.h. A slot that holds a single due item is taken
- * without refining it. A coarse slot whose items are already in expiry
- * order (fixed-delay timeouts are inserted that way; pop finds out by
- * walking the slot until two items are out of order) is not refined
- * either: it becomes its level's run, a sorted list that pop hands out from
- * the front, merged with the finer slots and runs it overlaps. So an item
- * inserted in order is moved once, onto the result list, instead of once
- * per level. next_expiry opens the earliest slot the same way until its
- * first item is exact. A refined item moves at least one level down, so it
- * moves at most 10 times in its life (then once to the overdue list at
- * most) and never cycles.
- *
- * Guarantees and costs:
- * - insert, remove, reschedule O(1) (an insert at or before the clock goes
- *   into the sorted overdue list: O(1) near either end, so for runs in
- *   increasing or decreasing order; O(overdue items) at worst). A
- *   reschedule appends the item to its new slot (a new arrival), or only
- *   stores the new expiry when the item is last in that slot already;
- * - pop(now) appends exactly the items with expire <= now, in non-decreasing
- *   expiry and FIFO among equal expiries (insert or reschedule order);
- *   O(1) amortised per item (O(runs) per item while several runs overlap,
- *   at most 10) plus O(11) words of bitmap per slot visited; a
- *   pop with now behind the clock only looks at the overdue list, and costs
- *   O(items it pops); a pop before every slot's start (the wheel keeps a
- *   lower bound of it, `limit`) with nothing overdue, what an event loop's
- *   pop with nothing due and a run of fixed-delay timeouts are, is a few
- *   compares inline (plus the run items it hands out);
- * - next_expiry and first are amortised O(1) (the moves they make are moves
- *   pop would make); they may move the clock forward, never past the
- *   earliest pending expiry, which nothing observable depends on. So may a
- *   far-ahead pop (pop(TIMER_NEVER) to drain). An insert that then falls
- *   between the caller's time (the `now` of the latest init or pop, even
- *   one that went back) and that clock goes into the overdue list when its
- *   place is within 16 items of either end (O(1)), or else moves the clock
- *   back first: one list splice per occupied slot below the level where
- *   the two times differ, and the overdue items later than the caller's
- *   time back to slots, so a burst of such inserts in any order stays O(1)
- *   each; the next next_expiry refines again;
- * - min_time is O(1), const, and never later than the earliest expiry. It is
- *   exact when the earliest item is at or before the caller's time or lies
- *   in its finest 64-tick window; also when it is alone in its slot or first in a run,
- *   unless a remove or reschedule took a run's first item (then it may
- *   report that item's time, until a pop reaches it or next_expiry runs);
- *   otherwise it is the start of the earliest occupied slot.
- *   Repeating `t = min_time(); pop(t)` pops the earliest item within 11
- *   rounds (each round moves it at least one level down, or makes a run's
- *   time exact). Use next_expiry to sleep exactly until the earliest expiry;
- * - the clock moves forward by pop (to now), next_expiry and first, and
- *   back to the caller's time only for an insert as above.
+ * Guarantees and costs, for every sequence of calls:
+ * - insert, remove, reschedule O(1); an insert at or before the clock O(1)
+ *   when not earlier than the newest run's last item, else O(log k)
+ *   amortised (k: items in runs);
+ * - pop hands out exactly the items with expire <= now in (expiry,
+ *   arrival) order, O(1) amortised per item (each item is refined at most
+ *   once per level, or walked once into a run), + O(log k) for run items;
+ *   a pop before every slot and run item (nothing due) is a few compares;
+ * - next_expiry and first are amortised O(1) and move the clock forward,
+ *   never past the earliest item (nothing observable depends on it);
+ * - single calls: each pop or next_expiry spends at most TIMER_WHEEL_WORK
+ *   steps preparing pending slots; beyond that a call moves only what no
+ *   earlier call had the chance to prepare (items inserted within the last
+ *   64 calls into a slot the clock reaches, or a window of timers inserted
+ *   in bulk and then reached at once);
+ * - min_time is O(1), const, and never later than the earliest expiry; it
+ *   is exact when the earliest item lies in the clock's finest 64-tick
+ *   window or in a run whose first item was not removed; otherwise it is a
+ *   slot's start. Repeating `t = min_time(); pop(t)` pops the earliest item
+ *   within 11 rounds. Use next_expiry to sleep exactly.
  *
  * Misuse: an item freed while pending is not detected (remove it first).
  * next_expiry, first and visit take a const wheel but may reorganise it
@@ -146,15 +122,18 @@
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
-/* List heads after the 704 wheel slots: the overdue list, then the run of
- * each level 1 .. 10 (at TIMER_WHEEL_OVERDUE + level). The overdue list and
- * the runs share one bitmap word. */
-#define TIMER_WHEEL_OVERDUE (TIMER_WHEEL_LEVELS * TIMER_WHEEL_SLOTS)
-#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_OVERDUE + TIMER_WHEEL_LEVELS)
+/* List heads: level L's 128 slots at 128 * L (level 10 needs only its
+ * first 64: no time has a group above it), then the 64 runs. Runs 0-53 are
+ * ordinary (oldest first); run 64 - L holds the verified sorted front of
+ * level L's pending slot. In that order runs are older: an item of a
+ * coarser level's run arrived before any finer one's in its range. */
+#define TIMER_WHEEL_RUN0 (128 * (TIMER_WHEEL_LEVELS - 1) + 64)
+#define TIMER_WHEEL_ORDINARY 54
+#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_RUN0 + 64)
 
 /* The states (compare timer_set.h and timer_heap.h):
  *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
- *   pending  link in a slot list or the overdue list; expire >= 0
+ *   pending  link in a slot list or a run; expire >= 0
  *   due      link in a caller's result list; expire holds ~expiry (< 0)
  * so the sign of `expire` tells pending from due without a flag field. */
 struct timer_wheel_node {
@@ -164,33 +143,25 @@ struct timer_wheel_node {
 
 struct timer_wheel {
     int64_t now;            /* the clock: every slot item is later than it */
-    /* A lower bound of every occupied slot's start (UINT64_MAX: no slot),
-     * and always later than the clock. So a pop at a time before it, with
-     * nothing overdue, has no slot to take or open: only the runs matter,
-     * and the clock may move there at once (pop's fast path); and an
-     * expiry at or after it maps to a slot that starts there or later, so
-     * inserting it keeps the bound (insert's fast path). Exact after a pop
-     * that walked the slots; an earlier insert lowers it to its slot's
-     * start; what moves the clock otherwise resets it to clock + 1, a bound
-     * that always holds. */
+    /* A lower bound of every occupied slot's start, later than the clock
+     * (UINT64_MAX: no slot). An expiry at or after it is filed straight
+     * into its slot, and a pop before it has no slot to look at. */
     uint64_t limit;
-    int64_t base;           /* the latest time given to init or pop, <= now:
-                               next_expiry may move the clock past it */
+    int64_t runs_low;       /* a lower bound of every run item (TIMER_NEVER: none) */
+    /* The run pop hands out from first (-1: not known) and the latest
+     * expiry it may hand out before another run's item. */
+    int64_t upto;
+    int best;
+    unsigned calls;         /* pop and next_expiry calls, for the background work */
+    unsigned jobs;          /* bit L: level L's pending slot may need work */
+    unsigned unsorted;      /* bit L: level L's pending slot was found out of order */
+    unsigned quiet;         /* inside visit: no reorganising */
     size_t count;           /* pending items */
-    /* For each run (by level): a lower bound of its first expiry, later
-     * than the clock. Exact when the run forms; a remove or reschedule of
-     * its first item leaves it early, until a pop reaches it or next_expiry
-     * runs. So a pop with nothing due, and min_time, need not read a run's
-     * first item. */
-    /* Of level L at L - 1 (level 0 has no run): one word less keeps the
-     * slots at an offset that is a multiple of their 16 bytes, which saves
-     * an add in every slot address (callgrind: 2.6 instructions a refined
-     * item on random pops). */
-    int64_t run_low[TIMER_WHEEL_LEVELS - 1];
-    /* Bit i set <=> slot[i] (a slot, the overdue list or a run) is
-     * non-empty. A head is initialised when its bit is set, so init only
-     * has to clear 12 words. */
-    uint64_t occupied[(TIMER_WHEEL_NSLOTS + 63) / 64];
+    uint64_t vgroup[TIMER_WHEEL_LEVELS];    /* the group unsorted and run 64 - L belong to */
+    size_t run_size[64];    /* items a run received, less those popped: >= its length */
+    /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
+     * bit is set, so init only has to clear 22 words. */
+    uint64_t occupied[TIMER_WHEEL_NSLOTS / 64];
     struct tlist slot[TIMER_WHEEL_NSLOTS];
 };
 
@@ -212,14 +183,25 @@ struct timer_wheel {
 
 TIMER_FUNCTIONS_BEGIN_
 
-/* Test instrumentation: runs once for every item a refine, a run's forming
- * or a rewind moves (the tests count them to prove next_expiry amortised
- * O(1)). Default: nothing. */
+/* Test instrumentation, default nothing: ON_MOVE_ runs once for every item
+ * moved from one list to another inside the wheel, ON_WALK_ for every link
+ * walked without moving (the tests count both to prove the bounds). */
 #ifndef TIMER_WHEEL_ON_MOVE_
 #define TIMER_WHEEL_ON_MOVE_() ((void)0)
 #endif
+#ifndef TIMER_WHEEL_ON_WALK_
+#define TIMER_WHEEL_ON_WALK_() ((void)0)
+#endif
+
+/* Steps (items refined or walked) that each pop and next_expiry spends
+ * preparing pending slots ahead of the clock. */
+#ifndef TIMER_WHEEL_WORK
+#define TIMER_WHEEL_WORK 16
+#endif
 
 #define timer_wheel_node_of_(l) tlist_entry(l, struct timer_wheel_node, link)
+#define timer_wheel_front_(w, i) (timer_wheel_node_of_((w)->slot[i].next)->expire)
+#define timer_wheel_runs_(w) ((w)->occupied[TIMER_WHEEL_RUN0 / 64])
 
 TIMER_INLINE_ bool timer_wheel_node_pending(const struct timer_wheel_node *n)
 {
@@ -239,8 +221,7 @@ TIMER_INLINE_ int64_t timer_wheel_node_expire(const struct timer_wheel_node *n)
 }
 
 /* The two state changes, each in one place. Idle: unlinked. Due: the sign
- * flips; the caller links it into the result list (alone, or with its
- * whole slot by one splice). */
+ * flips; the caller links it into the result list. */
 TIMER_INLINE_ void timer_wheel_make_idle_(struct timer_wheel_node *n)
 {
     n->link.next = NULL;
@@ -252,19 +233,30 @@ TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
     n->expire = ~n->expire;
 }
 
+/* The clock at now, with no slot item (the runs may hold any). */
+TIMER_INLINE_ void timer_wheel_init_levels_(struct timer_wheel *w, int64_t now)
+{
+    size_t l;
+    w->now = now < 0 ? 0 : now;
+    w->limit = UINT64_MAX;
+    w->unsorted = 0;
+    for (l = 0; l < TIMER_WHEEL_LEVELS; l++)
+        w->vgroup[l] = UINT64_MAX;
+}
+
 TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
 {
-    w->now = now < 0 ? 0 : now;
-    w->base = w->now;
+    timer_wheel_init_levels_(w, now);
+    w->runs_low = TIMER_NEVER;
+    w->best = -1;
+    w->calls = w->jobs = w->quiet = 0;
     w->count = 0;
-    w->limit = UINT64_MAX;
     tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
 
-/* The slot of an expiry that is later than the clock: by the highest bit
- * in which the two differ, two table lookups give its level's first slot
- * and the shift of its 6-bit group (instead of a division by 6 and two
- * multiplications on every insert). */
+/* The slot of an expiry later than the clock: by the highest bit in which
+ * the two differ, two table lookups give its level's first slot and the
+ * shift of its group; the group's low 7 bits pick the slot. */
 TIMER_INLINE_ size_t timer_wheel_slot_(int64_t clock, int64_t expire)
 {
 #define TIMER_WHEEL_L6_(l) l, l, l, l, l, l
@@ -273,47 +265,33 @@ TIMER_INLINE_ size_t timer_wheel_slot_(int64_t clock, int64_t expire)
         TIMER_WHEEL_L6_(24), TIMER_WHEEL_L6_(30), TIMER_WHEEL_L6_(36), TIMER_WHEEL_L6_(42),
         TIMER_WHEEL_L6_(48), TIMER_WHEEL_L6_(54), 60, 60, 60, 60};
     static const unsigned short first[64] = {
-        TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(64), TIMER_WHEEL_L6_(128), TIMER_WHEEL_L6_(192),
-        TIMER_WHEEL_L6_(256), TIMER_WHEEL_L6_(320), TIMER_WHEEL_L6_(384), TIMER_WHEEL_L6_(448),
-        TIMER_WHEEL_L6_(512), TIMER_WHEEL_L6_(576), 640, 640, 640, 640};
+        TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(128), TIMER_WHEEL_L6_(256), TIMER_WHEEL_L6_(384),
+        TIMER_WHEEL_L6_(512), TIMER_WHEEL_L6_(640), TIMER_WHEEL_L6_(768), TIMER_WHEEL_L6_(896),
+        TIMER_WHEEL_L6_(1024), TIMER_WHEEL_L6_(1152), 1280, 1280, 1280, 1280};
 #undef TIMER_WHEEL_L6_
     unsigned bit = tbitmap_highest((uint64_t)expire ^ (uint64_t)clock);
-    return first[bit] + (size_t)(((uint64_t)expire >> shift[bit]) & (TIMER_WHEEL_SLOTS - 1));
+    return first[bit] + (size_t)(((uint64_t)expire >> shift[bit]) & 127);
 }
 
-/* The first tick of wheel slot i: the clock's groups above the slot's level,
- * the slot's group, zeros below. For a level-0 slot, the expiry of its items. */
+/* The first tick of slot i: its level's group number is the clock's group
+ * one level up (or the next one, for the second half), then the slot's 6
+ * bits. */
 TIMER_INLINE_ int64_t timer_wheel_slot_start_(int64_t clock, size_t i)
 {
-    unsigned shift = (unsigned)(i / TIMER_WHEEL_SLOTS) * TIMER_WHEEL_BITS;
-    uint64_t high = shift + TIMER_WHEEL_BITS < 64 ? (uint64_t)clock >> (shift + TIMER_WHEEL_BITS)
-                                                        << (shift + TIMER_WHEEL_BITS)
-                                                 : 0;
-    return (int64_t)(high | ((uint64_t)(i % TIMER_WHEEL_SLOTS) << shift));
+    unsigned s = (unsigned)(i >> 7) * TIMER_WHEEL_BITS;
+    uint64_t up = ((uint64_t)clock >> s) >> TIMER_WHEEL_BITS;
+    up += ((i >> 6) ^ up) & 1;
+    return (int64_t)(((up << TIMER_WHEEL_BITS) | (i & 63)) << s);
 }
 
-/* The runs. When the clock reaches a coarse slot whose items are already in
- * expiry order (fixed-delay timeouts are inserted that way), the slot is not
- * spread over finer slots: the whole list becomes the run of its level, and
- * pop hands it out from the front. A run of level L holds items in the
- * clock's own group at level L, so it interleaves with finer slots and finer
- * runs, never with its level's slots; since the clock never leaves that
- * group while the run holds items, a level has at most one. Its items are
- * later than the clock, and arrived before any finer item in its range
- * (which went to finer slots once the clock entered the range): among equal
- * expiries, coarser runs go first, then finer runs, then slots. */
-TIMER_INLINE_ uint64_t timer_wheel_runs_(const struct timer_wheel *w)
+/* Level L's pending slot: the group after the clock's. */
+TIMER_INLINE_ size_t timer_wheel_pending_(const struct timer_wheel *w, unsigned l)
 {
-    /* Bit L of the overdue list's word: the run of level L is non-empty. */
-    return w->occupied[TIMER_WHEEL_OVERDUE / 64] & UINT64_C(0x7FE);
+    return 128 * l + ((((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1) & 127);
 }
 
-#define timer_wheel_front_(w, i) (timer_wheel_node_of_((w)->slot[i].next)->expire)
-
-/* Append an unlinked node to slot i, initialising the head if i was empty.
- * (Written so that the tail load does not wait for the bitmap test: a
- * variant that chose the tail from the test ran twice as slow on random
- * inserts.) Appending is what keeps equal expiries in arrival order. */
+/* Append an unlinked node to list i, initialising the head if i was empty.
+ * Appending is what keeps each list in arrival order. */
 TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
 {
     struct tlist *head = &w->slot[i];
@@ -324,120 +302,209 @@ TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct tim
     tlist_push_back_(head, &n->link);
 }
 
-/* Overdue items are kept sorted (FIFO among equal expiries). Link n in
- * its place, found within `bound` items of either end, and return true;
- * false (nothing changed) when the search would go further. The walk goes
- * from both ends at once: the last item from the back no later than n, or
- * the first from the front later than n, places it. So inserts in
- * increasing or decreasing order are O(1), and so are inserts before a
- * batch that next_expiry put there (items exactly at the clock). */
-TIMER_INLINE_ bool timer_wheel_link_overdue_(struct timer_wheel *w, struct timer_wheel_node *n, size_t bound)
+/* Move the head of list `from` to the empty list `to` (its items stay). */
+TIMER_INLINE_ void timer_wheel_move_head_(struct timer_wheel *w, size_t from, size_t to)
 {
-    struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos, *fwd;
-    if (!tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
-        tbitmap_set(w->occupied, TIMER_WHEEL_OVERDUE);
-        tlist_init(head);
-    }
-    for (pos = head->prev, fwd = head->next; pos != head; pos = pos->prev, fwd = fwd->next) {
-        if (timer_wheel_node_of_(pos)->expire <= n->expire)
-            break;
-        if (timer_wheel_node_of_(fwd)->expire > n->expire) {
-            pos = fwd->prev;
+    struct tlist *h = &w->slot[to];
+    *h = w->slot[from];
+    h->next->prev = h;
+    h->prev->next = h;
+    tbitmap_clear(w->occupied, from);
+    tbitmap_set(w->occupied, to);
+    w->run_size[to - TIMER_WHEEL_RUN0] = w->run_size[from - TIMER_WHEEL_RUN0];
+}
+
+/* Merge run b into the older run a, stably: among equal expiries a's items
+ * stay first. O(length of both). */
+TIMER_INLINE_ void timer_wheel_merge_(struct timer_wheel *w, size_t a, size_t b)
+{
+    struct tlist *ha = &w->slot[TIMER_WHEEL_RUN0 + a], *hb = &w->slot[TIMER_WHEEL_RUN0 + b], *pos = ha->next;
+    while (hb->next != hb) {
+        struct tlist *x = hb->next;
+        while (pos != ha && timer_wheel_node_of_(pos)->expire <= timer_wheel_node_of_(x)->expire) {
+            TIMER_WHEEL_ON_WALK_();
+            pos = pos->next;
+        }
+        if (pos == ha) {                    /* the rest of b is later: after a's last */
+            tlist_splice_range_(ha, x, hb->prev);
             break;
         }
-        if (bound-- == 0)
-            return false;
-    }
-    tlist_push_back_(pos->next, &n->link);  /* i.e. link n just after pos */
-    return true;
-}
-
-/* Move the clock back to base (< now). next_expiry's refinement moved it
- * ahead of the caller's time, so an insert between the two cannot be
- * addressed in a slot; without this, each would search the sorted overdue
- * list, and a burst of them in no order would cost O(n) apiece. Every item
- * at a level below D (the highest 6-bit group where base and the clock
- * differ) lies in the clock's level-D window, which with the clock at base
- * is the one slot (D, the clock's group D): those slots are spliced into it
- * in time order, one splice per slot, and each keeps its arrival order;
- * so are the runs of levels D and below (next_expiry may have made them),
- * first, coarsest first, since their items arrived before any finer one.
- * Items at level D and above stay where they are, and so do the runs above
- * D (base is in their range too). Overdue items later than base go back
- * into slots, in list order. */
-TIMER_INLINE_ void timer_wheel_rewind_(struct timer_wheel *w)
-{
-    int64_t base = w->base;
-    size_t to = timer_wheel_slot_(base, w->now);              /* level D, the clock's group D */
-    size_t below = to - to % TIMER_WHEEL_SLOTS, i = 0;         /* the slots of levels below D */
-    struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos, *next;
-    struct tlist moved;
-    uint64_t runs = timer_wheel_runs_(w) & ((UINT64_C(2) << (to / TIMER_WHEEL_SLOTS)) - 1);
-    assert(base < w->now);
-    w->limit = (uint64_t)base + 1;              /* every slot starts after the clock */
-    tlist_init(&moved);
-    while (runs != 0) {
-        unsigned level = tbitmap_highest(runs);
-        tlist_splice_back_(&moved, &w->slot[TIMER_WHEEL_OVERDUE + level]);
-        tbitmap_clear(w->occupied, TIMER_WHEEL_OVERDUE + level);
-        runs &= ~(UINT64_C(1) << level);
-    }
-    while ((i = tbitmap_find_first(w->occupied, i, below)) < below) {
-        tlist_splice_back_(&moved, &w->slot[i]);
-        tbitmap_clear(w->occupied, i);
-    }
-    w->now = base;
-    if (!tlist_empty(&moved)) {                  /* slot `to` was empty: the clock's own group */
-        tbitmap_set(w->occupied, to);
-        tlist_init(&w->slot[to]);
-        tlist_splice_back_(&w->slot[to], &moved);
-    }
-    assert(tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE));  /* an insert's search failed in it */
-    for (pos = head->next; pos != head && timer_wheel_node_of_(pos)->expire <= base; pos = pos->next)
-        ;
-    for (; pos != head; pos = next) {            /* later than base: to its slot, in order */
-        next = pos->next;
-        tlist_remove(pos);
         TIMER_WHEEL_ON_MOVE_();
-        timer_wheel_link_(w, timer_wheel_slot_(base, timer_wheel_node_of_(pos)->expire), timer_wheel_node_of_(pos));
+        hb->next = x->next;
+        x->next->prev = hb;
+        x->prev = pos->prev;
+        x->next = pos;
+        pos->prev->next = x;
+        pos->prev = x;
     }
-    if (tlist_empty(head))
-        tbitmap_clear(w->occupied, TIMER_WHEEL_OVERDUE);
+    tbitmap_clear(w->occupied, TIMER_WHEEL_RUN0 + b);
+    w->run_size[a] += w->run_size[b];
 }
 
-/* file_'s uncommon case: an expiry before limit. A slot insert lowers
- * limit to its slot's start. An expiry at or before the clock goes to the
- * overdue list. While the clock is ahead of base (next_expiry or a
- * far-ahead pop moved it there), the list may hold items later than base,
- * and an insert whose place is more than 16 items from both of the list's
- * ends (a zero-delay timer at base after inserts in order, a burst in no
- * order) rewinds the clock first: the items later than base go back into
- * slots, and the insert is a slot insert again or searches only items due
- * by base. A few inserts out of order stay cheap without a rewind, which
- * would cost the next next_expiry a refinement of what it undid. */
+/* Pack the ordinary runs to the front, oldest first, merging each with the
+ * one before it while that is not more than twice its size: then sizes more
+ * than double towards the oldest, so there are O(log n) runs and each item
+ * takes part in O(log n) merges. */
+TIMER_NOINLINE_ void timer_wheel_normalize_(struct timer_wheel *w)
+{
+    size_t r, top = 0;
+    for (r = 0; r < TIMER_WHEEL_ORDINARY; r++) {
+        if (!tbitmap_test(w->occupied, TIMER_WHEEL_RUN0 + r))
+            continue;
+        if (r != top)
+            timer_wheel_move_head_(w, TIMER_WHEEL_RUN0 + r, TIMER_WHEEL_RUN0 + top);
+        for (top++; top >= 2 && w->run_size[top - 2] <= 2 * w->run_size[top - 1]; top--)
+            timer_wheel_merge_(w, top - 2, top - 1);
+    }
+    if (top == TIMER_WHEEL_ORDINARY)        /* sizes past 2^53: not in this universe */
+        timer_wheel_merge_(w, top - 2, top - 1);
+    w->best = -1;
+}
+
+/* Add the sorted chain first .. last (k items, unlinked from any list) as
+ * the newest ordinary run: onto the newest one when it stays sorted. */
+TIMER_NOINLINE_ void timer_wheel_add_run_(struct timer_wheel *w, struct tlist *first, struct tlist *last, size_t k)
+{
+    int64_t f = timer_wheel_node_of_(first)->expire;
+    size_t r = 0;
+    uint64_t ord = timer_wheel_runs_(w) & ((UINT64_C(1) << TIMER_WHEEL_ORDINARY) - 1);
+    if (ord != 0) {
+        r = tbitmap_highest(ord);
+        if (timer_wheel_node_of_(w->slot[TIMER_WHEEL_RUN0 + r].prev)->expire <= f) {
+            tlist_splice_range_(&w->slot[TIMER_WHEEL_RUN0 + r], first, last);
+            w->run_size[r] += k;
+            return;
+        }
+        if (++r == TIMER_WHEEL_ORDINARY) {
+            timer_wheel_normalize_(w);
+            timer_wheel_add_run_(w, first, last, k);
+            return;
+        }
+    }
+    tlist_init(&w->slot[TIMER_WHEEL_RUN0 + r]);
+    tlist_splice_range_(&w->slot[TIMER_WHEEL_RUN0 + r], first, last);
+    tbitmap_set(w->occupied, TIMER_WHEEL_RUN0 + r);
+    w->run_size[r] = k;
+    if (f < w->runs_low)
+        w->runs_low = f;
+    w->best = -1;
+}
+
+/* Choose the run pop hands out from first: the earliest first item, ties
+ * to the older run (the lower index). upto: how far it may go before
+ * another run's item must go first. runs_low becomes exact. */
+TIMER_NOINLINE_ void timer_wheel_pick_(struct timer_wheel *w)
+{
+    uint64_t runs = timer_wheel_runs_(w);
+    int best = -1;
+    int64_t t = TIMER_NEVER, upto = TIMER_NEVER;
+    for (; runs != 0; runs &= runs - 1) {
+        int r = (int)tbitmap_lowest(runs);
+        int64_t f = timer_wheel_front_(w, TIMER_WHEEL_RUN0 + (size_t)r);
+        if (best < 0) {
+            best = r;
+            t = f;
+        } else if (f < t) {                 /* the older best's ties go first */
+            upto = t - 1;
+            best = r;
+            t = f;
+        } else if (f < upto) {              /* a newer run: its ties go after */
+            upto = f;
+        }
+    }
+    w->best = best;
+    w->upto = upto;
+    w->runs_low = t;
+}
+
+/* The run whose first item pop hands out first, RUN0-based; NSLOTS when
+ * there is none. */
+TIMER_INLINE_ size_t timer_wheel_best_run_(struct timer_wheel *w)
+{
+    size_t i = TIMER_WHEEL_RUN0 + (size_t)w->best;
+    if (w->best < 0 || !tbitmap_test(w->occupied, i) || timer_wheel_front_(w, i) > w->upto) {
+        timer_wheel_pick_(w);
+        if (w->best < 0)
+            return TIMER_WHEEL_NSLOTS;
+        i = TIMER_WHEEL_RUN0 + (size_t)w->best;
+    }
+    return i;
+}
+
+/* Hand out list i's items up to `upto` (its first item is no later), in
+ * order: one cut from the list onto out's end. */
+TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t i, int64_t upto, struct tlist *out)
+{
+    struct tlist *head = &w->slot[i], *first = head->next, *last = first, *next;
+    size_t k = 1;
+    tlist_ready_(out);
+    timer_wheel_make_due_(timer_wheel_node_of_(first));
+    while ((next = last->next) != head && timer_wheel_node_of_(next)->expire <= upto) {
+        timer_wheel_make_due_(timer_wheel_node_of_(next));
+        last = next;
+        k++;
+    }
+    head->next = next;
+    next->prev = head;
+    tlist_splice_range_(out, first, last);
+    if (next == head)
+        tbitmap_clear(w->occupied, i);
+    return k;
+}
+
+/* Hand out every run item with expire <= bound, in pop order: from the
+ * best run as far as upto allows, then from the next best. */
+TIMER_NOINLINE_ size_t timer_wheel_take_runs_slow_(struct timer_wheel *w, int64_t bound, struct tlist *out)
+{
+    size_t k = 0, i, r;
+    int64_t front;
+    while ((i = timer_wheel_best_run_(w)) < TIMER_WHEEL_NSLOTS) {
+        if ((front = timer_wheel_front_(w, i)) > bound) {
+            w->runs_low = front < w->upto ? front : w->upto;
+            break;
+        }
+        r = timer_wheel_take_front_(w, i, bound < w->upto ? bound : w->upto, out);
+        w->run_size[i - TIMER_WHEEL_RUN0] -= r;
+        k += r;
+    }
+    return k;
+}
+
+/* The same, in line for the common case: the best run known, its items
+ * due up to bound handed out in one cut. */
+TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
+{
+    int64_t lim = bound < w->upto ? bound : w->upto;
+    size_t i = TIMER_WHEEL_RUN0 + (size_t)w->best, k;
+    if (w->best < 0 || !tbitmap_test(w->occupied, i) || timer_wheel_front_(w, i) > lim)
+        return timer_wheel_take_runs_slow_(w, bound, out);
+    k = timer_wheel_take_front_(w, i, lim, out);
+    w->run_size[w->best] -= k;
+    if (w->upto <= bound)                   /* another run may hold due items */
+        return k + timer_wheel_take_runs_slow_(w, bound, out);
+    w->runs_low = tbitmap_test(w->occupied, i) && timer_wheel_front_(w, i) < w->upto ? timer_wheel_front_(w, i) : w->upto;
+    return k;
+}
+
+/* File an unlinked node into the slot its expiry maps to with the clock
+ * as it is, or, at or before the clock, into the runs. */
 TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
-    int64_t expire = n->expire;
     size_t i;
     uint64_t start;
-    if (expire <= w->now) {
-        if (timer_wheel_link_overdue_(w, n, w->now > w->base ? 16 : SIZE_MAX))
-            return;
-        timer_wheel_rewind_(w);
-        if (expire <= w->now) {
-            (void)timer_wheel_link_overdue_(w, n, SIZE_MAX);
-            return;
-        }
+    if (n->expire <= w->now) {
+        timer_wheel_add_run_(w, &n->link, &n->link, 1);
+        return;
     }
-    i = timer_wheel_slot_(w->now, expire);
+    i = timer_wheel_slot_(w->now, n->expire);
     start = (uint64_t)timer_wheel_slot_start_(w->now, i);
     if (start < w->limit)
         w->limit = start;
     timer_wheel_link_(w, i, n);
 }
 
-/* File an unlinked node at `expire` relative to the current clock: at or
- * after limit (so later than the clock), straight into its slot. */
+/* File an unlinked node at `expire`: at or after limit, straight into its
+ * slot (the common insert); anything earlier, out of line. */
 TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
 {
     n->expire = expire;
@@ -458,7 +525,7 @@ TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, stru
     return 0;
 }
 
-/* Is l one of w's list heads (a slot, a run or the overdue list)? */
+/* Is l one of w's list heads (a slot or a run)? */
 TIMER_INLINE_ bool timer_wheel_is_head_(const struct timer_wheel *w, const struct tlist *l)
 {
     return (uintptr_t)l - (uintptr_t)w->slot < sizeof w->slot;
@@ -487,7 +554,7 @@ TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const stru
     return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 7) != 0);  /* 8 links */
 }
 
-/* Take a pending node out of its slot (the count is the caller's, as is
+/* Take a pending node out of its list (the count is the caller's, as is
  * the node's own state). */
 TIMER_INLINE_ void timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
@@ -495,7 +562,7 @@ TIMER_INLINE_ void timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
     prev->next = next;
     next->prev = prev;
     /* After the unlink, prev == next only when the head is the one node
-     * left: the slot is empty. */
+     * left: the list is empty. */
     if (prev == next) {
         /* Checked in every build: a head outside this wheel (an item of
          * another wheel) must not become a write into this one's bitmap. */
@@ -531,11 +598,11 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
-    /* A pending item moving to a later slot (the common case: a connection
-     * timeout pushed back): unlink it from wherever it is (a slot, a run,
-     * the overdue list) and append it, as an insert would, since a
-     * reschedule is a new arrival. An item that is last in the slot its new
-     * expiry maps to is there already: only the expiry changes. */
+    /* A pending item moving to a slot (the common case: a connection
+     * timeout pushed back): unlink it from wherever it is and append it, as
+     * an insert would, since a reschedule is a new arrival. An item that is
+     * last in the slot its new expiry maps to is there already: only the
+     * expiry changes. */
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         size_t i = timer_wheel_slot_(w->now, expire);
         if (n->link.next != &w->slot[i]) {
@@ -579,362 +646,301 @@ TIMER_INLINE_ size_t timer_wheel_take_slot_(struct timer_wheel *w, size_t i, str
     return k;
 }
 
-/* now is behind the clock: pop the due prefix of the sorted overdue list. */
-TIMER_INLINE_ size_t timer_wheel_pop_overdue_(struct timer_wheel *w, int64_t now, struct tlist *out)
+/* Make the sorted fronts of pending slots (runs 54-63) ordinary runs: all
+ * of them, or those whose group is no longer the pending one (the clock
+ * moved). Before any of them takes new items, so that ordinary runs stay
+ * older; coarsest first, since among equal expiries its items arrived
+ * first. */
+TIMER_NOINLINE_ void timer_wheel_release_(struct timer_wheel *w, bool all)
 {
-    struct tlist *head = &w->slot[TIMER_WHEEL_OVERDUE], *pos;
-    size_t k = 0;
-    if (timer_wheel_node_of_(head->next)->expire <= now)
-        tlist_ready_(out);                  /* only when something is due */
-    while ((pos = head->next) != head && timer_wheel_node_of_(pos)->expire <= now) {
-        struct timer_wheel_node *n = timer_wheel_node_of_(pos);
-        tlist_remove(pos);
-        timer_wheel_make_due_(n);
-        tlist_push_back_(out, pos);
-        k++;
-    }
-    if (tlist_empty(head))
-        tbitmap_clear(w->occupied, TIMER_WHEEL_OVERDUE);
-    return k;
-}
-
-/* Move one item of a slot being refined to where its expiry maps now: a
- * finer slot, or the overdue list's end when it is exactly the clock. */
-TIMER_INLINE_ void timer_wheel_refile_one_(struct timer_wheel *w, struct tlist *pos)
-{
-    struct timer_wheel_node *n = timer_wheel_node_of_(pos);
-    int64_t expire = n->expire;
-    TIMER_WHEEL_ON_MOVE_();
-    pos->next = NULL;                       /* detached from the old slot */
-    timer_wheel_link_(w, expire > w->now ? timer_wheel_slot_(w->now, expire) : TIMER_WHEEL_OVERDUE, n);
-}
-
-/* Spread slot i's items (the clock just moved to its first tick) over the
- * finer levels. Every target is empty, and each is filled by appends in the
- * slot's own order, so equal expiries keep their arrival order (the overdue
- * items are all exactly at the new clock: sorted). The walk files from the
- * front while a second chain of loads runs from the back, so two cache
- * misses are in flight; the back half is filed afterwards, in order, from
- * nodes it has already loaded. */
-TIMER_INLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
-{
-    struct tlist *head = &w->slot[i], *a = head->next, *b = head->prev, *next;
-    while (a != b) {
-        next = a->next;
-        timer_wheel_refile_one_(w, a);
-        a = next;
-        if (a == b)
-            break;
-        b = b->prev;
-    }
-    while (a != head) {
-        next = a->next;
-        timer_wheel_refile_one_(w, a);
-        a = next;
-    }
-}
-
-/* The least of the runs' lower bounds; TIMER_NEVER without runs. */
-TIMER_INLINE_ int64_t timer_wheel_runs_low_(const struct timer_wheel *w)
-{
-    uint64_t runs = timer_wheel_runs_(w);
-    int64_t low = TIMER_NEVER;
-    for (; runs != 0; runs &= runs - 1) {
-        int64_t b = w->run_low[tbitmap_lowest(runs) - 1];
-        if (b < low)
-            low = b;
-    }
-    return low;
-}
-
-/* Of the runs (the bits of runs, not 0): the one to hand out from first,
- * the one with the earliest front, ties to the coarser. *front: its first
- * expiry; *upto: the latest expiry it may hand out before another run's
- * item must go first. Every run's lower bound becomes exact. */
-TIMER_INLINE_ size_t timer_wheel_next_run_(struct timer_wheel *w, uint64_t runs, int64_t *front, int64_t *upto)
-{
-    size_t best = 0;
-    int64_t t = 0, lim = INT64_MAX;
-    do {                                    /* coarsest first */
-        unsigned level = tbitmap_highest(runs);
-        size_t r = TIMER_WHEEL_OVERDUE + level;
-        int64_t f = timer_wheel_front_(w, r);
-        w->run_low[level - 1] = f;
-        runs &= ~(UINT64_C(1) << level);
-        if (best == 0) {
-            best = r;
-            t = f;
-        } else if (f < t) {                 /* coarser runs' items at t or later go first */
-            lim = t - 1;
-            best = r;
-            t = f;
-        } else if (f < lim) {               /* a finer run: its ties go after best's */
-            lim = f;
+    unsigned m;
+    for (m = TIMER_WHEEL_LEVELS - 1; m >= 1; m--) {
+        size_t u = TIMER_WHEEL_RUN0 + 64 - m;
+        if (tbitmap_test(w->occupied, u) && (all || w->vgroup[m] != ((uint64_t)w->now >> (TIMER_WHEEL_BITS * m)) + 1)) {
+            tbitmap_clear(w->occupied, u);
+            timer_wheel_add_run_(w, w->slot[u].next, w->slot[u].prev, w->run_size[u - TIMER_WHEEL_RUN0]);
         }
-    } while (runs != 0);
-    *front = t;
-    *upto = lim;
-    return best;
-}
-
-/* Hand out run r's items up to `upto` (its first item is no later), in
- * order: one cut from the run onto out's end. */
-TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t r, int64_t upto, struct tlist *out)
-{
-    struct tlist *head = &w->slot[r], *first = head->next, *last = first, *next;
-    size_t k = 1;
-    tlist_ready_(out);
-    timer_wheel_make_due_(timer_wheel_node_of_(first));
-    while ((next = last->next) != head && timer_wheel_node_of_(next)->expire <= upto) {
-        timer_wheel_make_due_(timer_wheel_node_of_(next));
-        last = next;
-        k++;
     }
-    head->next = next;                      /* the run now starts at next */
-    next->prev = head;
-    tlist_splice_range_(out, first, last);
-    if (next == head)
-        tbitmap_clear(w->occupied, r);
-    else
-        w->run_low[r - TIMER_WHEEL_OVERDUE - 1] = timer_wheel_node_of_(next)->expire;
-    return k;
 }
 
-/* take_runs_ with two runs or more: out of line, so that the one-run
- * case stays short where pop inlines it. */
-TIMER_NOINLINE_ size_t timer_wheel_take_merged_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
+/* Prepare level L's pending slot P, up to `budget` steps; the steps spent,
+ * 0 when P is empty. First P is walked from its front: while it is in
+ * expiry order, what was walked joins run 64 - L (V), which is sorted too
+ * and older; the first item out of order switches the group to refining,
+ * which moves P's items, front first, to the second half of level L - 1.
+ * Either way every list stays in arrival order, and among equal expiries
+ * V's items (a run) arrived before anything refined. */
+TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
 {
-    size_t k = 0;
-    uint64_t runs;
-    if (timer_wheel_runs_low_(w) > bound)
+    uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
+    size_t p = 128 * l + (group & 127), v = TIMER_WHEEL_RUN0 + 64 - l, k = 0;
+    unsigned s = TIMER_WHEEL_BITS * (l - 1);
+    struct tlist *ph = &w->slot[p], *vh = &w->slot[v], *pos, *next;
+    if (w->vgroup[l] != group) {            /* a new group, found sorted so far */
+        if (timer_wheel_runs_(w) >> TIMER_WHEEL_ORDINARY)
+            timer_wheel_release_(w, false); /* V lists of a group that is not pending now */
+        w->unsorted &= ~(1u << l);
+        w->vgroup[l] = group;
+    }
+    /* Empty, or one item, which the background leaves: the scan can
+     * compare it without moving it (pop may take it straight from there). */
+    if (!tbitmap_test(w->occupied, p) || (budget != SIZE_MAX && ph->next == ph->prev))
         return 0;
-    while ((runs = timer_wheel_runs_(w)) != 0) {
-        int64_t front, upto;
-        size_t r = timer_wheel_next_run_(w, runs, &front, &upto);
-        if (front > bound)
-            break;
-        k += timer_wheel_take_front_(w, r, upto < bound ? upto : bound, out);
-        if ((runs & (runs - 1)) == 0)       /* the only run: done */
-            break;
+    if ((w->unsorted >> l & 1) == 0) {
+        int64_t last = 0;
+        if (timer_wheel_runs_(w) >> TIMER_WHEEL_ORDINARY)
+            timer_wheel_release_(w, false);
+        if (tbitmap_test(w->occupied, v))
+            last = timer_wheel_node_of_(vh->prev)->expire;
+        for (pos = ph->next; pos != ph && k < budget; pos = pos->next, k++) {
+            TIMER_WHEEL_ON_WALK_();
+            if (timer_wheel_node_of_(pos)->expire < last)
+                break;
+            last = timer_wheel_node_of_(pos)->expire;
+        }
+        /* Sorted as far as walked: onto V, unless the whole slot is a few
+         * items (refining them costs no more than a run would). */
+        if (k == budget || (pos == ph && (k >= 8 || tbitmap_test(w->occupied, v)))) {
+            struct tlist *first = ph->next, *lastw = pos->prev;
+            if (!tbitmap_test(w->occupied, v)) {
+                tbitmap_set(w->occupied, v);
+                tlist_init(vh);
+                w->run_size[v - TIMER_WHEEL_RUN0] = 0;
+                if (timer_wheel_node_of_(first)->expire < w->runs_low)
+                    w->runs_low = timer_wheel_node_of_(first)->expire;
+                w->best = -1;
+            }
+            w->run_size[v - TIMER_WHEEL_RUN0] += k;
+            ph->next = pos;
+            pos->prev = ph;
+            if (pos == ph)
+                tbitmap_clear(w->occupied, p);
+            tlist_splice_range_(vh, first, lastw);
+            return k;
+        }
+        w->unsorted |= 1u << l;
+        budget -= k;
     }
-    return k;
-}
-
-/* Hand out every run item with expire <= bound, merged in pop order; runs
- * is timer_wheel_runs_(w), which the caller has read. */
-TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, uint64_t runs, int64_t bound, struct tlist *out)
-{
-    unsigned level;
-    size_t r;
-    int64_t front;
-    if (runs == 0)
-        return 0;
-    if ((runs & (runs - 1)) != 0)
-        return timer_wheel_take_merged_runs_(w, bound, out);
-    level = tbitmap_lowest(runs);           /* one run, the common case */
-    r = TIMER_WHEEL_OVERDUE + level;
-    if (w->run_low[level - 1] > bound)
-        return 0;                           /* nothing due: no item read */
-    if ((front = timer_wheel_front_(w, r)) > bound) {
-        w->run_low[level - 1] = front;      /* its first item was removed */
-        return 0;
-    }
-    return timer_wheel_take_front_(w, r, bound, out);   /* which updates the bound */
-}
-
-/* Slot i (level >= 1) is the earliest occupied slot, the overdue list is
- * empty and every run item is later than the slot's first tick: move the
- * clock to that tick. A slot in expiry order becomes the run of its level
- * (its items exactly at the new clock go to the overdue list, as a refine
- * would put them); any other is refined. Finding out walks the list until
- * two items are out of order: the whole of a sorted slot, once. */
-TIMER_INLINE_ void timer_wheel_open_(struct timer_wheel *w, size_t i)
-{
-    struct tlist *head = &w->slot[i], *pos, *run;
-    size_t r = TIMER_WHEEL_OVERDUE + i / TIMER_WHEEL_SLOTS;
-    assert(i >= TIMER_WHEEL_SLOTS && !tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE));
-    tbitmap_clear(w->occupied, i);
-    w->now = timer_wheel_slot_start_(w->now, i);
-    for (pos = head->next; pos->next != head; pos = pos->next)
-        if (timer_wheel_node_of_(pos->next)->expire < timer_wheel_node_of_(pos)->expire)
-            break;
-    if (pos->next != head) {
-        timer_wheel_refine_(w, i);
-        return;
-    }
-    assert(!tbitmap_test(w->occupied, r) && "timer_wheel: a second run at one level");
-    run = &w->slot[r];
-    tlist_init(run);
-    tlist_splice_back_(run, head);
-    tbitmap_set(w->occupied, r);
-    while ((pos = run->next) != run && timer_wheel_node_of_(pos)->expire == w->now) {
-        tlist_remove(pos);
+    for (pos = ph->next; pos != ph && budget-- != 0; pos = next, k++) {
+        next = pos->next;
         TIMER_WHEEL_ON_MOVE_();
-        timer_wheel_link_(w, TIMER_WHEEL_OVERDUE, timer_wheel_node_of_(pos));
+        pos->next = NULL;
+        timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)timer_wheel_node_of_(pos)->expire >> s) & 127),
+                          timer_wheel_node_of_(pos));
     }
-    if (run->next == run)
-        tbitmap_clear(w->occupied, r);
-    else
-        w->run_low[r - TIMER_WHEEL_OVERDUE - 1] = timer_wheel_front_(w, r);
-}
-
-/* pop's walk over the slots, for a pop that has something other than run
- * items to hand out: the overdue list, or an occupied slot up to `end` (the
- * slot now falls in when now > clock; with now == clock, only the overdue
- * list). The occupied slots are taken in time order: every slot up to
- * `end` starts at or before now, every one after it later. All slots before i are empty; opening a slot moves the clock
- * (so `end` with it) and fills slots before i and the overdue list, so the
- * search starts again. Run items up to a slot's first expiry go before the
- * slot's; the caller hands out the rest of the due run items. */
-TIMER_NOINLINE_ size_t timer_wheel_pop_slots_(struct timer_wheel *w, int64_t now, size_t end, struct tlist *out)
-{
-    size_t k = 0, i = 0;
-    if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-        k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* all <= clock <= now */
-    while (now > w->now && (i = tbitmap_find_first(w->occupied, i, end + 1)) <= end) {
-        struct tlist *head = &w->slot[i];
-        bool lone = i >= TIMER_WHEEL_SLOTS && head->next == head->prev;    /* a coarse slot, one item */
-        bool whole = i < TIMER_WHEEL_SLOTS || (lone && timer_wheel_front_(w, i) <= now);
-        if (timer_wheel_runs_(w) != 0) {    /* its first expiry, needed only here */
-            int64_t first = lone ? timer_wheel_front_(w, i) : timer_wheel_slot_start_(w->now, i);
-            k += timer_wheel_take_runs_(w, timer_wheel_runs_(w), first < now ? first : now, out);
-        }
-        if (whole) {
-            k += timer_wheel_take_slot_(w, i, out);     /* one expiry, or one item */
-            i++;
-        } else {
-            timer_wheel_open_(w, i);
-            if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-                k += timer_wheel_take_slot_(w, TIMER_WHEEL_OVERDUE, out);   /* exactly at the clock */
-            end = now > w->now ? timer_wheel_slot_(w->now, now) : 0;
-            i = 0;
-        }
-    }
+    ph->next = pos;
+    pos->prev = ph;
+    if (pos == ph)
+        tbitmap_clear(w->occupied, p);
     return k;
 }
 
-/* The start of the earliest occupied slot, UINT64_MAX when there is none. */
-TIMER_INLINE_ uint64_t timer_wheel_first_start_(const struct timer_wheel *w)
+TIMER_INLINE_ void timer_wheel_finish_(struct timer_wheel *w, unsigned l)
 {
-    size_t i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
-    return i < TIMER_WHEEL_OVERDUE ? (uint64_t)timer_wheel_slot_start_(w->now, i) : UINT64_MAX;
+    size_t p = timer_wheel_pending_(w, l);
+    while (tbitmap_test(w->occupied, p))
+        (void)timer_wheel_step_(w, l, SIZE_MAX);
+}
+
+/* The background work of a pop or next_expiry: TIMER_WHEEL_WORK steps on
+ * the pending slots, finest level first (its deadline is the nearest).
+ * Every 64th call looks at every level again, so a slot that became
+ * pending, or got new items after its work was done, is found within 64
+ * calls. */
+TIMER_INLINE_ void timer_wheel_work_(struct timer_wheel *w)
+{
+    size_t budget = TIMER_WHEEL_WORK;
+    if ((++w->calls & 63) == 0)
+        w->jobs = (1u << TIMER_WHEEL_LEVELS) - 2;
+    while (w->jobs != 0 && budget != 0 && w->quiet == 0) {
+        unsigned l = tbitmap_lowest(w->jobs);
+        size_t k = timer_wheel_step_(w, l, budget);
+        if (k == 0)
+            w->jobs &= ~(1u << l);
+        else
+            budget -= k < budget ? k : budget;
+    }
+}
+
+/* The pending slots whose range is level L's second half: level L + 1's,
+ * and more levels' while the clock is in the last group at each. Their
+ * items may be earlier than the second half's, and arrived later, so they
+ * are prepared first; or, with `prepare` false, reported as *pend. One
+ * item alone, earlier than the second half's first slot, is returned
+ * instead (pop may take it where it is); else NSLOTS. */
+TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, bool prepare, bool *pend)
+{
+    unsigned top = l + 1, m;
+    size_t p = timer_wheel_pending_(w, top), word = 2 * l + 1 - (((uint64_t)w->now >> (TIMER_WHEEL_BITS * top)) & 1);
+    while (top + 1 < TIMER_WHEEL_LEVELS && (((uint64_t)w->now >> (TIMER_WHEEL_BITS * top)) & 63) == 63)
+        top++;
+    if (top == l + 1 && tbitmap_test(w->occupied, p) && w->slot[p].next == w->slot[p].prev &&
+        (w->occupied[word] == 0 ||
+         timer_wheel_front_(w, p) < timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word]))))
+        return p;
+    for (m = top; m > l; m--) {
+        if (!tbitmap_test(w->occupied, timer_wheel_pending_(w, m)))
+            continue;
+        if (!prepare) {
+            *pend = true;
+            return p;
+        }
+        timer_wheel_finish_(w, m);
+    }
+    return TIMER_WHEEL_NSLOTS;
+}
+
+/* The earliest occupied slot, or NSLOTS. Level by level: the rest of the
+ * clock's group first (earlier than anything coarser), then the second
+ * half, once the pending slots sharing its range are seen to. */
+TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, bool prepare, bool *pend)
+{
+    unsigned l;
+    for (l = 0; l < TIMER_WHEEL_LEVELS; l++) {
+        uint64_t g = (uint64_t)w->now >> (TIMER_WHEEL_BITS * l), up = g >> 6, bits;
+        size_t word = 2 * l + (up & 1), i;
+        if ((bits = w->occupied[word] & (~UINT64_C(1) << (g & 63))) != 0)
+            return 64 * word + tbitmap_lowest(bits);
+        if (l + 1 == TIMER_WHEEL_LEVELS)
+            break;
+        if ((tbitmap_test(w->occupied, 128 * (l + 1) + ((up + 1) & 127)) || (up & 63) == 63) &&
+            (i = timer_wheel_range_(w, l, prepare, pend)) < TIMER_WHEEL_NSLOTS)
+            return i;
+        if ((bits = w->occupied[word ^ 1]) != 0)
+            return 64 * (word ^ 1) + tbitmap_lowest(bits);
+    }
+    return TIMER_WHEEL_NSLOTS;
+}
+
+/* Slot i's earliest expiry when it is known without refining (a level-0
+ * slot is one tick; a slot of one item), else -1. */
+TIMER_INLINE_ int64_t timer_wheel_exact_(const struct timer_wheel *w, size_t i)
+{
+    if (i < 128)
+        return timer_wheel_slot_start_(w->now, i);
+    return w->slot[i].next == w->slot[i].prev ? timer_wheel_front_(w, i) : -1;
+}
+
+/* What limit can be when slot i is the earliest: its start, or when i is
+ * in its level's second half, the start of that half, where the pending
+ * slot one level up starts (an insert may still go there). */
+TIMER_INLINE_ uint64_t timer_wheel_low_(const struct timer_wheel *w, size_t i)
+{
+    size_t half = (size_t)(((uint64_t)w->now >> (TIMER_WHEEL_BITS * (i >> 7)) >> 6) & 1);
+    return (uint64_t)timer_wheel_slot_start_(w->now, ((i >> 6) & 1) == half ? i : i & ~(size_t)63);
+}
+
+/* Slot i is the earliest and must be refined (every run item is later
+ * than its start): move the clock to just before it, where it is its
+ * level's pending slot, and prepare it. */
+TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
+{
+    unsigned l = (unsigned)(i >> 7);
+    int64_t start = timer_wheel_slot_start_(w->now, i);
+    if (i != timer_wheel_pending_(w, l))
+        w->now = start - 1;
+    w->limit = (uint64_t)start;
+    timer_wheel_finish_(w, l);
 }
 
 /* pop when the fast path does not apply: now behind the clock (then only
- * overdue items can be due), items overdue, or a slot that starts at or
- * before now (taken, or opened). Afterwards limit is exact again. */
+ * run items can be due), or a run item or slot at or before now. Slots and
+ * runs are taken in time order, a run's items first among equal expiries;
+ * a coarse slot that starts by now is refined first. The clock follows
+ * each level-0 slot taken (all is handed out up to it), so the next one is
+ * found in the clock's own group; afterwards it is now, and limit exact. */
 TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
-    size_t k = 0, end = 0;
+    size_t k = 0, i;
+    bool pend;
     if (now < w->now) {
-        /* Only overdue items can be due: the rest are later than the clock.
-         * The caller's time is now, wherever the clock went before (a
-         * far-ahead pop, pop(TIMER_NEVER) to drain): inserts after it file
-         * relative to base and rewind the clock to it, instead of piling
-         * into the sorted overdue list. */
-        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-            k = timer_wheel_pop_overdue_(w, now, out);
-        w->base = now < 0 ? 0 : now;
-        assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
-        w->count -= k;
-        return k;
+        k = timer_wheel_take_runs_(w, now, out);
+        /* With no slot item to keep in place, the clock may go back to
+         * the caller's time (after pop(TIMER_NEVER) to drain, say), so
+         * that later inserts are not all behind it. */
+        if (tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_RUN0) == TIMER_WHEEL_RUN0) {
+            timer_wheel_release_(w, true);
+            timer_wheel_init_levels_(w, now);
+        }
+    } else {
+        timer_wheel_work_(w);
+        while ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS) {
+            int64_t x = timer_wheel_exact_(w, i), start = x, t;
+            if (i >= 128)
+                start = timer_wheel_slot_start_(w->now, i);
+            t = x < 0 ? start : x;
+            if (w->runs_low <= (t < now ? t : now))
+                k += timer_wheel_take_runs_(w, t < now ? t : now, out);
+            if (start > now)
+                break;
+            if (x < 0 || x > now) {
+                timer_wheel_refine_(w, i);
+                continue;
+            }
+            k += timer_wheel_take_slot_(w, i, out);
+            if (i < 128)
+                w->now = x;
+        }
+        if (i == TIMER_WHEEL_NSLOTS && w->runs_low <= now)
+            k += timer_wheel_take_runs_(w, now, out);
+        w->now = now;
+        w->limit = i == TIMER_WHEEL_NSLOTS ? UINT64_MAX : timer_wheel_low_(w, i);
     }
-    if (now > w->now)
-        end = timer_wheel_slot_(w->now, now);
-    if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE) ||
-        (now > w->now && tbitmap_find_first(w->occupied, 0, end + 1) <= end))
-        k = timer_wheel_pop_slots_(w, now, end, out);
-    k += timer_wheel_take_runs_(w, timer_wheel_runs_(w), now, out);
-    /* Every slot left starts after now, so every item stays in the slot its
-     * expiry maps to with the clock at now; every run item is later too. */
-    w->now = now;
-    w->base = now;
-    w->limit = timer_wheel_first_start_(w);
     assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
     w->count -= k;
     return k;
 }
 
-/* The common pop, inline: at or after the clock and before limit, with
- * nothing overdue, no slot starts at or before now, so only run items can
- * be due (one bitmap word says which runs hold items) and every slot keeps
- * its place with the clock at now. An event loop's pop with nothing due,
- * and a pop of fixed-delay timeouts handed out from a run, stop here. */
+/* The common pop, inline: at or after the clock and before limit no slot
+ * starts, so only run items can be due (none before runs_low), and every
+ * slot keeps its place with the clock at now. */
 TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
     size_t k = 0;
-    uint64_t lists = w->occupied[TIMER_WHEEL_OVERDUE / 64];    /* the overdue list and the runs */
     if ((uint64_t)now >= w->limit || now < w->now)
         return timer_wheel_pop_slow_(w, now, out);
-    if (lists != 0) {
-        if ((lists & 1) != 0)               /* items overdue */
-            return timer_wheel_pop_slow_(w, now, out);
-        k = timer_wheel_take_runs_(w, lists, now, out);     /* the other bits: the runs */
+    if (now >= w->runs_low) {
+        k = timer_wheel_take_runs_(w, now, out);
         assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
         w->count -= k;
     }
     w->now = now;
-    w->base = now;
     return k;
 }
 
-/* The earliest first expiry of the runs, TIMER_NEVER without runs: read
- * from the items, so exact (for min_time, which cannot refresh the bounds
- * as timer_wheel_next_run_ does). */
-TIMER_INLINE_ int64_t timer_wheel_runs_front_(const struct timer_wheel *w)
-{
-    uint64_t runs = timer_wheel_runs_(w);
-    int64_t front = TIMER_NEVER;
-    for (; runs != 0; runs &= runs - 1) {
-        int64_t f = timer_wheel_front_(w, TIMER_WHEEL_OVERDUE + tbitmap_lowest(runs));
-        if (f < front)
-            front = f;
-    }
-    return front;
-}
-
-/* The list (the overdue list, a run or a slot) whose first item pop would
- * hand out first, with that item's expiry in *t; TIMER_WHEEL_NSLOTS (and
- * TIMER_NEVER) when empty. Opens the earliest coarse slot, as pop would,
- * until its first item is known: O(1) amortised, since the moves are moves
- * pop would make, and nothing observable changes. A run goes before a slot
- * whose items are no earlier than its front (its items arrived first). */
+/* The list whose first item pop would hand out first (a run, a level-0
+ * slot or a slot of one item), with that item's expiry in *t; NSLOTS (and
+ * TIMER_NEVER) when empty. A run item no later than limit goes first (no
+ * slot item is earlier); otherwise the earliest slot is refined until it
+ * is exact: the moves are moves pop would make, and nothing observable
+ * changes. */
 TIMER_INLINE_ size_t timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
 {
+    size_t i, r;
+    bool pend;
+    timer_wheel_work_(w);
     for (;;) {
-        size_t i, r = TIMER_WHEEL_NSLOTS;
-        int64_t run = TIMER_NEVER, upto, start;
-        uint64_t runs = timer_wheel_runs_(w);
-        if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE)) {
-            *t = timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
-            return TIMER_WHEEL_OVERDUE;
+        int64_t x = TIMER_NEVER;
+        r = timer_wheel_runs_(w) != 0 ? timer_wheel_best_run_(w) : TIMER_WHEEL_NSLOTS;
+        if (r < TIMER_WHEEL_NSLOTS && (uint64_t)timer_wheel_front_(w, r) <= w->limit)
+            break;
+        if ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS && (x = timer_wheel_exact_(w, i)) < 0)
+            x = timer_wheel_slot_start_(w->now, i);
+        r = timer_wheel_runs_(w) != 0 ? timer_wheel_best_run_(w) : TIMER_WHEEL_NSLOTS;   /* the scan may make runs */
+        if (r < TIMER_WHEEL_NSLOTS && timer_wheel_front_(w, r) <= x)
+            break;                          /* a run goes first among equal expiries */
+        if (i == TIMER_WHEEL_NSLOTS || timer_wheel_exact_(w, i) >= 0) {
+            *t = x;
+            return i;
         }
-        if (runs != 0)                      /* the earliest front; the bounds become exact */
-            r = timer_wheel_next_run_(w, runs, &run, &upto);
-        *t = run;
-        i = tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_OVERDUE);
-        if (i == TIMER_WHEEL_OVERDUE)
-            return r;
-        start = timer_wheel_slot_start_(w->now, i);
-        if (r != TIMER_WHEEL_NSLOTS && run <= start)
-            return r;                       /* no item of slot i goes earlier */
-        if (i >= TIMER_WHEEL_SLOTS && w->slot[i].next == w->slot[i].prev) {
-            start = timer_wheel_front_(w, i);   /* a lone item: exact */
-            if (r != TIMER_WHEEL_NSLOTS && run <= start)
-                return r;
-        } else if (i >= TIMER_WHEEL_SLOTS) {
-            timer_wheel_open_(w, i);        /* then look again */
-            w->limit = (uint64_t)w->now + 1;    /* a bound that always holds */
-            continue;
-        }
-        *t = start;                         /* at level 0 a slot is one tick: exact */
-        return i;
+        timer_wheel_refine_(w, i);
     }
+    *t = timer_wheel_front_(w, r);
+    return r;
 }
 
 /* next_expiry and first take a const wheel, as a poll-timeout function
- * has one: the refinement inside is not observable (logically const). An
- * empty wheel is not written at all. */
+ * has one: the reorganising inside is not observable (logically const). */
 TIMER_INLINE_ int64_t timer_wheel_next_expiry(const struct timer_wheel *cw)
 {
     int64_t t;
@@ -949,14 +955,16 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
     return i == TIMER_WHEEL_NSLOTS ? NULL : timer_wheel_node_of_(cw->slot[i].next);
 }
 
-/* In the order of the lists: the slots level by level, the overdue list,
- * the runs. The earliest item is located first, as next_expiry would, so
- * that a next_expiry or first called by fn (both const) finds it in place
- * and moves nothing under the walk. */
-TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *w, void (*fn)(struct timer_wheel_node *, void *), void *arg)
+/* In the order of the lists. The earliest item is located first, as
+ * next_expiry would, and nothing is reorganised during the walk, so that a
+ * next_expiry or first called by fn finds it in place and moves nothing
+ * under the walk. */
+TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *cw, void (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
+    struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
     size_t i = 0;
-    (void)timer_wheel_next_expiry(w);
+    (void)timer_wheel_next_expiry(cw);
+    w->quiet++;
     while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
         const struct tlist *head = &w->slot[i];
         struct tlist *pos, *next;
@@ -966,36 +974,36 @@ TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *w, void (*fn)(s
         }
         i++;
     }
+    w->quiet--;
     return w->count;
 }
 
-TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
+/* The runs' bound, then the earliest slot's start (exact for a level-0
+ * slot or a slot of one item), or the start of a pending range that has
+ * not been prepared. The scan writes nothing (prepare is false). */
+TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *cw)
 {
-    size_t i, end = TIMER_WHEEL_OVERDUE - 1;
-    int64_t t = TIMER_NEVER, run;
-    const struct tlist *head;
-    if (tbitmap_test(w->occupied, TIMER_WHEEL_OVERDUE))
-        return timer_wheel_front_(w, TIMER_WHEEL_OVERDUE);
-    /* The runs: their lower bounds (early after a remove or reschedule of
-     * a run's first item, until a pop or next_expiry); read the items when
-     * the earliest bound lies in the clock's finest 64-tick window. Only
-     * slots up to the one that time falls in can start before it: the
-     * search stops there. */
-    run = timer_wheel_runs_low_(w);
-    if (run != TIMER_NEVER && ((uint64_t)run ^ (uint64_t)w->now) < TIMER_WHEEL_SLOTS)
-        run = timer_wheel_runs_front_(w);
-    if ((uint64_t)run < w->limit)
-        return run;                         /* no slot starts before it */
-    if (run != TIMER_NEVER)
-        end = timer_wheel_slot_(w->now, run);
-    i = tbitmap_find_first(w->occupied, 0, end + 1);
-    if (i <= end) {
-        head = &w->slot[i];
-        if (head->next == head->prev)       /* alone in its slot: exact */
-            t = timer_wheel_front_(w, i);
-        else                                /* exact at level 0, where a slot is one tick */
-            t = timer_wheel_slot_start_(w->now, i);
-    }
+    struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
+    int64_t t = TIMER_NEVER, run = w->runs_low;
+    uint64_t runs = timer_wheel_runs_(w);
+    bool pend = false;
+    size_t i;
+    /* The best run's first item when it is known to be first; else the
+     * runs' bound, which may be early (a first item removed): then read
+     * the first items where min_time promises exactness. */
+    if (w->best >= 0 && tbitmap_test(w->occupied, TIMER_WHEEL_RUN0 + (size_t)w->best) &&
+        timer_wheel_front_(w, TIMER_WHEEL_RUN0 + (size_t)w->best) <= w->upto)
+        run = timer_wheel_front_(w, TIMER_WHEEL_RUN0 + (size_t)w->best);
+    else if (runs == 0 || run <= (w->now | 63))
+        for (run = TIMER_NEVER; runs != 0; runs &= runs - 1) {
+            int64_t f = timer_wheel_front_(w, TIMER_WHEEL_RUN0 + tbitmap_lowest(runs));
+            run = f < run ? f : run;
+        }
+    if ((uint64_t)run <= w->limit)
+        return run;
+    if ((i = timer_wheel_scan_(w, false, &pend)) < TIMER_WHEEL_NSLOTS &&
+        (pend || (t = timer_wheel_exact_(w, i)) < 0))
+        t = timer_wheel_slot_start_(w->now, i);
     return run < t ? run : t;
 }
 
@@ -1019,8 +1027,7 @@ TIMER_INLINE_ void timer_wheel_clear(struct timer_wheel *w)
         }
         tbitmap_clear(w->occupied, i);
     }
-    w->count = 0;
-    w->limit = UINT64_MAX;
+    timer_wheel_init(w, w->now);
 }
 
 /* The wheel owns no memory: destroy is clear. */
@@ -1029,59 +1036,51 @@ TIMER_INLINE_ void timer_wheel_destroy(struct timer_wheel *w)
     timer_wheel_clear(w);
 }
 
-/* False only when n is pending in a list that none of w's slots heads: in
+/* False only when n is pending in a list that none of w's heads heads: in
  * another container. O(items in n's list); TIMER_DEBUG calls it. */
 TIMER_INLINE_ bool timer_wheel_owns_(const struct timer_wheel *w, const struct timer_wheel_node *n)
 {
     return !timer_wheel_node_pending(n) || timer_wheel_holds_(w, n, SIZE_MAX) != 0;
 }
 
-/* O(n + slots). NULL when every item sits in the slot its expiry maps to,
- * the bitmap matches the slots and the count matches the items. */
+/* O(n + slots). NULL when every slot item lies where its expiry maps to,
+ * every run is sorted, the bitmap matches the lists and the count the items. */
 TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
 {
     size_t i, seen = 0;
     const struct tlist *pos;
     if (w->now < 0)
         return "clock is negative";
-    if (w->base < 0 || w->base > w->now)
-        return "base is negative or later than the clock";
     if (w->limit <= (uint64_t)w->now)
         return "limit is not later than the clock";
     for (i = 0; i < TIMER_WHEEL_NSLOTS; i++) {
         const struct tlist *head = &w->slot[i];
+        unsigned s = (unsigned)(i >> 7) * TIMER_WHEEL_BITS;
         int64_t last = -1;
         if (!tbitmap_test(w->occupied, i))
             continue;
         if (head->next == head)
-            return "bitmap marks an empty slot";
+            return "bitmap marks an empty list";
         for (pos = head->next; pos != head; pos = pos->next) {
             const struct timer_wheel_node *n = (const struct timer_wheel_node *)(const void *)
                 ((const char *)pos - offsetof(struct timer_wheel_node, link));
+            uint64_t e = (uint64_t)n->expire, c = (uint64_t)w->now;
             if (++seen > w->count)
-                return "more items in slots than the count";
+                return "more items in lists than the count";
             if (pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos)
-                return "broken slot list";
+                return "broken list";
             if (n->expire < 0)
-                return "a due item is in a slot";
-            if (i == TIMER_WHEEL_OVERDUE) {
-                if (n->expire > w->now)
-                    return "overdue list holds an item later than the clock";
-                if (n->expire < last)
-                    return "overdue list is not sorted";
-                last = n->expire;
-            } else if (i > TIMER_WHEEL_OVERDUE) {   /* the run of level i - OVERDUE */
-                if (pos == head->next && (w->run_low[i - TIMER_WHEEL_OVERDUE - 1] > n->expire ||
-                                          w->run_low[i - TIMER_WHEEL_OVERDUE - 1] <= w->now))
-                    return "a run's lower bound is later than its first item or not later than the clock";
-                if (n->expire <= w->now)
-                    return "a run holds an item at or before the clock";
-                if (timer_wheel_slot_(w->now, n->expire) / TIMER_WHEEL_SLOTS >= i - TIMER_WHEEL_OVERDUE)
-                    return "a run holds an item outside the clock's group at its level";
+                return "a due item is in a list";
+            if (i >= TIMER_WHEEL_RUN0) {
                 if (n->expire < last)
                     return "a run is not sorted";
+                if (n->expire < w->runs_low)
+                    return "a run item is earlier than runs_low";
+                if (i >= TIMER_WHEEL_RUN0 + TIMER_WHEEL_ORDINARY && n->expire <= w->now)
+                    return "a pending slot's sorted front holds an item at or before the clock";
                 last = n->expire;
-            } else if (n->expire <= w->now || timer_wheel_slot_(w->now, n->expire) != i) {
+            } else if (n->expire <= w->now || ((e >> s) & 127) != (i & 127) || (e >> s) <= (c >> s) ||
+                       ((e >> s) >> 6) > ((c >> s) >> 6) + 1) {
                 return "item is not in the slot its expiry maps to";
             } else if ((uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit) {
                 return "a slot starts before limit";
@@ -1089,7 +1088,7 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
         }
     }
     if (seen != w->count)
-        return "count does not match the items in slots";
+        return "count does not match the items in lists";
     return NULL;
 }
 

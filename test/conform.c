@@ -1333,15 +1333,19 @@ static void test_visit(void)
     th_fini(&h);
 }
 
-/* The items in the wheel's sorted overdue list (0 for the other kinds). */
+/* The items in the wheel's runs (0 for the other kinds): where items at
+ * or behind its clock go, O(log n) each when out of order. */
 static size_t conf_overdue(const tc *c)
 {
     size_t k = 0;
 #if defined(TK_WHEEL)
-    const struct tlist *head = &c->wheel.slot[TIMER_WHEEL_OVERDUE], *pos;
-    if (tbitmap_test(c->wheel.occupied, TIMER_WHEEL_OVERDUE))
-        for (pos = head->next; pos != head; pos = pos->next)
-            k++;
+    size_t i;
+    for (i = TIMER_WHEEL_RUN0; i < TIMER_WHEEL_NSLOTS; i++) {
+        const struct tlist *head = &c->wheel.slot[i], *pos;
+        if (tbitmap_test(c->wheel.occupied, i))
+            for (pos = head->next; pos != head; pos = pos->next)
+                k++;
+    }
 #else
     (void)c;
 #endif
