@@ -2264,19 +2264,30 @@ TIMER_NOINLINE_ size_t timer_wheel_take_runs_slow_(struct timer_wheel *w, int64_
     return k;
 }
 
-/* The same, in line for the common case: the best run known, its items
- * due up to bound handed out in one cut. */
+/* The same, in line for the common case: the best run is known and no
+ * other run's item can be due by bound, so its due items go in one cut. */
 TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
 {
-    int64_t lim = bound < w->upto ? bound : w->upto;
-    size_t i = TIMER_WHEEL_RUN0 + (size_t)w->best, k;
-    if (w->best < 0 || !tbitmap_test(w->occupied, i) || timer_wheel_front_(w, i) > lim)
+    struct tlist *head, *first, *last, *next;
+    size_t k = 1;
+    if (w->best < 0 || bound >= w->upto)
         return timer_wheel_take_runs_slow_(w, bound, out);
-    k = timer_wheel_take_front_(w, i, lim, out);
+    head = &w->slot[TIMER_WHEEL_RUN0 + (size_t)w->best];
+    if ((first = head->next) == head || timer_wheel_node_of_(first)->expire > bound)
+        return timer_wheel_take_runs_slow_(w, bound, out);
+    tlist_ready_(out);
+    timer_wheel_make_due_(timer_wheel_node_of_(first));
+    for (last = first; (next = last->next) != head && timer_wheel_node_of_(next)->expire <= bound; last = next, k++)
+        timer_wheel_make_due_(timer_wheel_node_of_(next));
+    head->next = next;
+    next->prev = head;
+    tlist_splice_range_(out, first, last);
     w->run_size[w->best] -= k;
-    if (w->upto <= bound)                   /* another run may hold due items */
-        return k + timer_wheel_take_runs_slow_(w, bound, out);
-    w->runs_low = tbitmap_test(w->occupied, i) && timer_wheel_front_(w, i) < w->upto ? timer_wheel_front_(w, i) : w->upto;
+    w->runs_low = w->upto;
+    if (next == head)
+        tbitmap_clear(w->occupied, TIMER_WHEEL_RUN0 + (size_t)w->best);
+    else if (timer_wheel_node_of_(next)->expire < w->upto)
+        w->runs_low = timer_wheel_node_of_(next)->expire;
     return k;
 }
 
@@ -2595,13 +2606,14 @@ TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, bool prepare, bool
         size_t word = 2 * l + (up & 1), i;
         if ((bits = w->occupied[word] & (~UINT64_C(1) << (g & 63))) != 0)
             return 64 * word + tbitmap_lowest(bits);
-        if (l + 1 == TIMER_WHEEL_LEVELS)
-            break;
+        /* An empty second half leaves the pending slot one level up to
+         * be found first there (it is that level's first slot). */
+        if (l + 1 == TIMER_WHEEL_LEVELS || w->occupied[word ^ 1] == 0)
+            continue;
         if ((tbitmap_test(w->occupied, 128 * (l + 1) + ((up + 1) & 127)) || (up & 63) == 63) &&
             (i = timer_wheel_range_(w, l, prepare, pend)) < TIMER_WHEEL_NSLOTS)
             return i;
-        if ((bits = w->occupied[word ^ 1]) != 0)
-            return 64 * (word ^ 1) + tbitmap_lowest(bits);
+        return 64 * (word ^ 1) + tbitmap_lowest(w->occupied[word ^ 1]);
     }
     return TIMER_WHEEL_NSLOTS;
 }
@@ -2646,6 +2658,7 @@ TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
 TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
     size_t k = 0, i;
+    uint64_t bits;
     bool pend;
     if (now < w->now) {
         k = timer_wheel_take_runs_(w, now, out);
@@ -2672,8 +2685,19 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
                 continue;
             }
             k += timer_wheel_take_slot_(w, i, out);
-            if (i < 128)
-                w->now = x;
+            if (i >= 128)
+                continue;
+            /* The clock follows a level-0 slot taken (all is handed out up
+             * to it), and the rest of its group's slots are read from the
+             * same word. */
+            for (w->now = x; (bits = w->occupied[i >> 6] & (~UINT64_C(1) << (x & 63))) != 0; w->now = x) {
+                i = (i & ~(size_t)63) + tbitmap_lowest(bits);
+                if ((x = (x & ~INT64_C(63)) + (int64_t)(i & 63)) > now)
+                    break;
+                if (w->runs_low <= x)
+                    k += timer_wheel_take_runs_(w, x, out);
+                k += timer_wheel_take_slot_(w, i, out);
+            }
         }
         if (i == TIMER_WHEEL_NSLOTS && w->runs_low <= now)
             k += timer_wheel_take_runs_(w, now, out);
