@@ -148,38 +148,45 @@ TIMER_INLINE_ struct tlist *tlist_last_(struct tlist *head)
     return head->prev != NULL ? head->prev : head;
 }
 
-/* tlist_foreach's step. prev is the link visited before pos (or the head).
- * A body that left pos in place leaves prev->next == pos: go on from pos.
- * One that took pos out (unlinked, removed, re-armed into a container,
- * freed) changed prev->next to what now follows: go on from there, without
- * reading pos. So both follow any later item the body removed, too. What
- * cannot be followed is a body that took prev itself out (2.0's walk
- * allowed that; it could not allow taking pos out): with asserts off, an
- * unlinked prev ends the walk rather than crash; a re-armed one cannot be
- * told from a list. */
-TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist *pos,
-                                                const struct tlist *head)
+/* tlist_foreach's step. prev is the link visited before pos (or the head),
+ * before the link visited before prev (or the head). A body that left pos
+ * in place leaves prev->next == pos: go on from pos. One that took pos out
+ * (unlinked, removed, re-armed into a container, freed) changed prev->next
+ * to what now follows: go on from there, without reading pos. So both
+ * follow any later item the body removed, too. What cannot be followed is
+ * a body that took prev itself out (unlinked, removed, re-armed, freed):
+ * then prev->next is not pos and prev->prev is no longer `before`, so the
+ * walk stops without following prev->next, which may now lead into a
+ * container's list or be no pointer at all (the heap stores an index
+ * there): builds with asserts abort naming tlist_drain, others end the
+ * walk. Only values are compared before that: nothing the body may have
+ * freed is followed. */
+TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist **before,
+                                                const struct tlist *pos, const struct tlist *head)
 {
     const struct tlist *p = *prev;
-    assert(p->next != NULL && "tlist_foreach: the body took an item already visited out of the list; "
-                              "walk a due list with tlist_drain instead");
-    if (p->next == NULL)
-        return (struct tlist *)(uintptr_t)head;
-    if (p->next != pos)
+    if (p->next == pos) {                   /* pos is in place: step over it */
+        *before = p;
+        *prev = pos;
+        return pos->next;
+    }
+    if (p == head || p->prev == *before)    /* prev is in place: pos was taken out */
         return p->next;
-    *prev = pos;
-    return pos->next;
+    assert(!"tlist_foreach: the body took an item already visited out of the list; "
+            "walk a due list with tlist_drain instead");
+    return (struct tlist *)(uintptr_t)head;
 }
 
-/* The walk's own variable, one per source line, so that nested walks (on
- * different lines) do not shadow each other. */
+/* The walk's own variables, one pair per source line, so that nested walks
+ * (on different lines) do not shadow each other. */
 #define TLIST_CAT2_(a, b) a##b
 #define TLIST_CAT_(a, b) TLIST_CAT2_(a, b)
 #define TLIST_PREV_ TLIST_CAT_(tlist_prev_, __LINE__)
+#define TLIST_BEFORE_ TLIST_CAT_(tlist_before_, __LINE__)
 
-#define tlist_foreach(pos, head)                                                             \
-    for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)); (pos) != (head); \
-         (pos) = tlist_foreach_next_(&TLIST_PREV_, (pos), (head)))
+#define tlist_foreach(pos, head)                                                                \
+    for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)), *TLIST_BEFORE_ = (head); \
+         (pos) != (head); (pos) = tlist_foreach_next_(&TLIST_PREV_, &TLIST_BEFORE_, (pos), (head)))
 
 #define tlist_drain(pos, head) for (; ((pos) = tlist_pop_front(head)) != NULL;)
 
@@ -298,30 +305,47 @@ TIMER_INLINE_ void tlist_splice_back(struct tlist *dst, struct tlist *src)
     tlist_init(src);
 }
 
-/* ---- TIMER_DEBUG: checks around every generated call that changes a container */
-#if defined(TIMER_DEBUG)
+/* ---- misuse that stops with a message: builds with asserts, and TIMER_DEBUG */
+#if !defined(NDEBUG) || defined(TIMER_DEBUG)
 #include <stdio.h>
 #include <stdlib.h>
 
-TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
+/* "timer_containers: FN: WHY" on stderr, then abort (out of line: the
+ * callers' common path stays short). */
+TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 {
     fprintf(stderr, "timer_containers: %s: %s\n", fn, why);
     fflush(stderr);
     abort();
 }
 
+/* Insert of a due item: almost always a tlist_foreach body re-arming with
+ * insert (the item is still in the walked list, and insert returns -EBUSY
+ * and changes nothing), or a node sharing a union that was not zeroed. */
+#define TIMER_NOT_DUE_(core, n, name)                                                                           \
+    do {                                                                                                        \
+        if (core##_node_due(n))                                                                                 \
+            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): re-arm it with "   \
+                                         #name "_reschedule, or take each item off the list first (tlist_drain)"); \
+    } while (0)
+#else
+#define TIMER_NOT_DUE_(core, n, name) ((void)0)
+#endif
+
+/* ---- TIMER_DEBUG: checks around every generated call that changes a container */
+#if defined(TIMER_DEBUG)
 /* After a call: the container's own O(n) check must pass. */
 #define TIMER_AFTER_(core, c, fn)                          \
     do {                                                   \
         const char *timer_why_ = core##_check(c);          \
         if (timer_why_ != NULL)                            \
-            timer_debug_fail_(fn, timer_why_);             \
+            timer_fail_(fn, timer_why_);                   \
     } while (0)
 /* Before remove/reschedule: a pending item must be pending in this container. */
 #define TIMER_OWNS_(core, c, n, fn)                                                                     \
     do {                                                                                                \
         if (!core##_owns_(c, n))                                                                        \
-            timer_debug_fail_(fn, "misuse: the item is pending in another container, not this one");   \
+            timer_fail_(fn, "misuse: the item is pending in another container, not this one");         \
     } while (0)
 #else
 #define TIMER_AFTER_(core, c, fn) ((void)0)
@@ -367,7 +391,9 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
     TIMER_INLINE_ void name##_destroy(name *timer_c_)                                                                 \
     { core##_destroy(&timer_c_->field); TIMER_AFTER_(core, &timer_c_->field, #name "_destroy"); }                     \
     TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
-    {   int timer_r_ = core##_insert(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
+    {   int timer_r_;                                                                                                 \
+        TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
+        timer_r_ = core##_insert(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));                  \
         TIMER_AFTER_(core, &timer_c_->field, #name "_insert"); return timer_r_; }                                     \
     TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
     {   int timer_r_;                                                                                                 \

@@ -160,38 +160,45 @@ TIMER_INLINE_ struct tlist *tlist_last_(struct tlist *head)
     return head->prev != NULL ? head->prev : head;
 }
 
-/* tlist_foreach's step. prev is the link visited before pos (or the head).
- * A body that left pos in place leaves prev->next == pos: go on from pos.
- * One that took pos out (unlinked, removed, re-armed into a container,
- * freed) changed prev->next to what now follows: go on from there, without
- * reading pos. So both follow any later item the body removed, too. What
- * cannot be followed is a body that took prev itself out (2.0's walk
- * allowed that; it could not allow taking pos out): with asserts off, an
- * unlinked prev ends the walk rather than crash; a re-armed one cannot be
- * told from a list. */
-TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist *pos,
-                                                const struct tlist *head)
+/* tlist_foreach's step. prev is the link visited before pos (or the head),
+ * before the link visited before prev (or the head). A body that left pos
+ * in place leaves prev->next == pos: go on from pos. One that took pos out
+ * (unlinked, removed, re-armed into a container, freed) changed prev->next
+ * to what now follows: go on from there, without reading pos. So both
+ * follow any later item the body removed, too. What cannot be followed is
+ * a body that took prev itself out (unlinked, removed, re-armed, freed):
+ * then prev->next is not pos and prev->prev is no longer `before`, so the
+ * walk stops without following prev->next, which may now lead into a
+ * container's list or be no pointer at all (the heap stores an index
+ * there): builds with asserts abort naming tlist_drain, others end the
+ * walk. Only values are compared before that: nothing the body may have
+ * freed is followed. */
+TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist **before,
+                                                const struct tlist *pos, const struct tlist *head)
 {
     const struct tlist *p = *prev;
-    assert(p->next != NULL && "tlist_foreach: the body took an item already visited out of the list; "
-                              "walk a due list with tlist_drain instead");
-    if (p->next == NULL)
-        return (struct tlist *)(uintptr_t)head;
-    if (p->next != pos)
+    if (p->next == pos) {                   /* pos is in place: step over it */
+        *before = p;
+        *prev = pos;
+        return pos->next;
+    }
+    if (p == head || p->prev == *before)    /* prev is in place: pos was taken out */
         return p->next;
-    *prev = pos;
-    return pos->next;
+    assert(!"tlist_foreach: the body took an item already visited out of the list; "
+            "walk a due list with tlist_drain instead");
+    return (struct tlist *)(uintptr_t)head;
 }
 
-/* The walk's own variable, one per source line, so that nested walks (on
- * different lines) do not shadow each other. */
+/* The walk's own variables, one pair per source line, so that nested walks
+ * (on different lines) do not shadow each other. */
 #define TLIST_CAT2_(a, b) a##b
 #define TLIST_CAT_(a, b) TLIST_CAT2_(a, b)
 #define TLIST_PREV_ TLIST_CAT_(tlist_prev_, __LINE__)
+#define TLIST_BEFORE_ TLIST_CAT_(tlist_before_, __LINE__)
 
-#define tlist_foreach(pos, head)                                                             \
-    for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)); (pos) != (head); \
-         (pos) = tlist_foreach_next_(&TLIST_PREV_, (pos), (head)))
+#define tlist_foreach(pos, head)                                                                \
+    for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)), *TLIST_BEFORE_ = (head); \
+         (pos) != (head); (pos) = tlist_foreach_next_(&TLIST_PREV_, &TLIST_BEFORE_, (pos), (head)))
 
 #define tlist_drain(pos, head) for (; ((pos) = tlist_pop_front(head)) != NULL;)
 
@@ -310,30 +317,47 @@ TIMER_INLINE_ void tlist_splice_back(struct tlist *dst, struct tlist *src)
     tlist_init(src);
 }
 
-/* ---- TIMER_DEBUG: checks around every generated call that changes a container */
-#if defined(TIMER_DEBUG)
+/* ---- misuse that stops with a message: builds with asserts, and TIMER_DEBUG */
+#if !defined(NDEBUG) || defined(TIMER_DEBUG)
 #include <stdio.h>
 #include <stdlib.h>
 
-TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
+/* "timer_containers: FN: WHY" on stderr, then abort (out of line: the
+ * callers' common path stays short). */
+TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 {
     fprintf(stderr, "timer_containers: %s: %s\n", fn, why);
     fflush(stderr);
     abort();
 }
 
+/* Insert of a due item: almost always a tlist_foreach body re-arming with
+ * insert (the item is still in the walked list, and insert returns -EBUSY
+ * and changes nothing), or a node sharing a union that was not zeroed. */
+#define TIMER_NOT_DUE_(core, n, name)                                                                           \
+    do {                                                                                                        \
+        if (core##_node_due(n))                                                                                 \
+            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): re-arm it with "   \
+                                         #name "_reschedule, or take each item off the list first (tlist_drain)"); \
+    } while (0)
+#else
+#define TIMER_NOT_DUE_(core, n, name) ((void)0)
+#endif
+
+/* ---- TIMER_DEBUG: checks around every generated call that changes a container */
+#if defined(TIMER_DEBUG)
 /* After a call: the container's own O(n) check must pass. */
 #define TIMER_AFTER_(core, c, fn)                          \
     do {                                                   \
         const char *timer_why_ = core##_check(c);          \
         if (timer_why_ != NULL)                            \
-            timer_debug_fail_(fn, timer_why_);             \
+            timer_fail_(fn, timer_why_);                   \
     } while (0)
 /* Before remove/reschedule: a pending item must be pending in this container. */
 #define TIMER_OWNS_(core, c, n, fn)                                                                     \
     do {                                                                                                \
         if (!core##_owns_(c, n))                                                                        \
-            timer_debug_fail_(fn, "misuse: the item is pending in another container, not this one");   \
+            timer_fail_(fn, "misuse: the item is pending in another container, not this one");         \
     } while (0)
 #else
 #define TIMER_AFTER_(core, c, fn) ((void)0)
@@ -379,7 +403,9 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
     TIMER_INLINE_ void name##_destroy(name *timer_c_)                                                                 \
     { core##_destroy(&timer_c_->field); TIMER_AFTER_(core, &timer_c_->field, #name "_destroy"); }                     \
     TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
-    {   int timer_r_ = core##_insert(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
+    {   int timer_r_;                                                                                                 \
+        TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
+        timer_r_ = core##_insert(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));                  \
         TIMER_AFTER_(core, &timer_c_->field, #name "_insert"); return timer_r_; }                                     \
     TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
     {   int timer_r_;                                                                                                 \
@@ -999,10 +1025,14 @@ TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer
     return n == s->root;
 }
 
-/* Make a pending or due node idle; false if it already was. */
+/* Make a pending or due node idle; false if it already was, or if it is
+ * pending and s is empty (another set's item: the O(1) check of every
+ * build, so that no count wraps round; owns_ is the full one). */
 TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node *n)
 {
     if (n->parent != 0) {
+        if (s->count == 0)
+            return false;
         timer_set_erase_(s, n);
         timer_set_make_idle_(n);
         return true;
@@ -1025,6 +1055,8 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is pending in another set, not this one");
+    if (n->parent != 0 && s->count == 0)
+        return -EINVAL;                     /* another set's item */
     timer_set_unlink_(s, n);
     timer_set_add_(s, expire, n);
     return 0;
@@ -1610,11 +1642,18 @@ TIMER_INLINE_ void timer_heap_add_(struct timer_heap *h, int64_t expire, struct 
     timer_heap_sift_up_(h->a, h->count++, e, true);
 }
 
-/* False only when n is pending at a position that is not its in h: in
- * another heap. O(1): remove and reschedule assert it, TIMER_DEBUG checks it first. */
+/* Does h hold the pending node n? Its stored position names an entry of
+ * h's that is n exactly when it does. O(1), in every build: remove and
+ * reschedule of another heap's item change nothing. */
+TIMER_INLINE_ bool timer_heap_holds_(const struct timer_heap *h, const struct timer_heap_node *n)
+{
+    return n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n;
+}
+
+/* False only when n is pending in another heap (TIMER_DEBUG checks it first). */
 TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
 {
-    return !timer_heap_node_pending(n) || (n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n);
+    return !timer_heap_node_pending(n) || timer_heap_holds_(h, n);
 }
 
 TIMER_INLINE_ int timer_heap_insert(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
@@ -1637,7 +1676,10 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         tlist_remove(&n->u.link);          /* due: leave the result list */
         return true;
     }
-    assert(timer_heap_owns_(h, n) && "timer_heap_remove: the item is pending in another heap, not this one");
+    if (!timer_heap_holds_(h, n)) {
+        assert(!"timer_heap_remove: the item is pending in another heap, not this one");
+        return false;
+    }
     timer_heap_delete_(h, n->u.heap.pos - 1);
     timer_heap_make_idle_(n);
     timer_heap_shrink_(h);
@@ -1659,8 +1701,11 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     }
     /* Pending: change the key in place and sift whichever way it moved;
      * no allocation. A reschedule is a new arrival. */
+    if (!timer_heap_holds_(h, n)) {
+        assert(!"timer_heap_reschedule: the item is pending in another heap, not this one");
+        return -EINVAL;
+    }
     i = n->u.heap.pos - 1;
-    assert(timer_heap_owns_(h, n) && "timer_heap_reschedule: the item is pending in another heap, not this one");
     e.expire = expire;
     e.node = n;
     n->expire = expire;
@@ -2281,6 +2326,14 @@ TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const stru
     return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 7) != 0);  /* 8 links */
 }
 
+/* The check of every build, on the pending n: false when w cannot hold it
+ * (w is empty, or n is alone in a list whose head is not w's). It reads
+ * only what unlinking n reads anyway. */
+TIMER_INLINE_ bool timer_wheel_may_own_(const struct timer_wheel *w, const struct timer_wheel_node *n)
+{
+    return w->count != 0 && (n->link.next != n->link.prev || timer_wheel_is_head_(w, n->link.next));
+}
+
 /* Take a pending node out of its slot (the count is the caller's, as is
  * the node's own state). */
 TIMER_INLINE_ void timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_node *n)
@@ -2312,9 +2365,11 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
     if (n == NULL || n->link.next == NULL)
         return false;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_remove: the item is pending in another wheel, not this one");
-    if (n->expire >= 0)
+    if (n->expire >= 0) {
+        if (!timer_wheel_may_own_(w, n))
+            return false;                   /* another wheel's item: nothing changes */
         timer_wheel_unlink_(w, n);
-    else
+    } else
         tlist_remove(&n->link);             /* due: leave the result list */
     timer_wheel_make_idle_(n);
     return true;
@@ -2325,6 +2380,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
+    if (timer_wheel_node_pending(n) && !timer_wheel_may_own_(w, n))
+        return -EINVAL;                     /* another wheel's item: nothing changes */
     /* A pending item moving to a later slot (the common case: a connection
      * timeout pushed back): unlink it from wherever it is (a slot, a run,
      * the overdue list) and append it, as an insert would, since a

@@ -408,11 +408,18 @@ TIMER_INLINE_ void timer_heap_add_(struct timer_heap *h, int64_t expire, struct 
     timer_heap_sift_up_(h->a, h->count++, e, true);
 }
 
-/* False only when n is pending at a position that is not its in h: in
- * another heap. O(1): remove and reschedule assert it, TIMER_DEBUG checks it first. */
+/* Does h hold the pending node n? Its stored position names an entry of
+ * h's that is n exactly when it does. O(1), in every build: remove and
+ * reschedule of another heap's item change nothing. */
+TIMER_INLINE_ bool timer_heap_holds_(const struct timer_heap *h, const struct timer_heap_node *n)
+{
+    return n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n;
+}
+
+/* False only when n is pending in another heap (TIMER_DEBUG checks it first). */
 TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
 {
-    return !timer_heap_node_pending(n) || (n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n);
+    return !timer_heap_node_pending(n) || timer_heap_holds_(h, n);
 }
 
 TIMER_INLINE_ int timer_heap_insert(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
@@ -435,7 +442,10 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         tlist_remove(&n->u.link);          /* due: leave the result list */
         return true;
     }
-    assert(timer_heap_owns_(h, n) && "timer_heap_remove: the item is pending in another heap, not this one");
+    if (!timer_heap_holds_(h, n)) {
+        assert(!"timer_heap_remove: the item is pending in another heap, not this one");
+        return false;
+    }
     timer_heap_delete_(h, n->u.heap.pos - 1);
     timer_heap_make_idle_(n);
     timer_heap_shrink_(h);
@@ -457,8 +467,11 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     }
     /* Pending: change the key in place and sift whichever way it moved;
      * no allocation. A reschedule is a new arrival. */
+    if (!timer_heap_holds_(h, n)) {
+        assert(!"timer_heap_reschedule: the item is pending in another heap, not this one");
+        return -EINVAL;
+    }
     i = n->u.heap.pos - 1;
-    assert(timer_heap_owns_(h, n) && "timer_heap_reschedule: the item is pending in another heap, not this one");
     e.expire = expire;
     e.node = n;
     n->expire = expire;

@@ -397,10 +397,14 @@ TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer
     return n == s->root;
 }
 
-/* Make a pending or due node idle; false if it already was. */
+/* Make a pending or due node idle; false if it already was, or if it is
+ * pending and s is empty (another set's item: the O(1) check of every
+ * build, so that no count wraps round; owns_ is the full one). */
 TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node *n)
 {
     if (n->parent != 0) {
+        if (s->count == 0)
+            return false;
         timer_set_erase_(s, n);
         timer_set_make_idle_(n);
         return true;
@@ -423,6 +427,8 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is pending in another set, not this one");
+    if (n->parent != 0 && s->count == 0)
+        return -EINVAL;                     /* another set's item */
     timer_set_unlink_(s, n);
     timer_set_add_(s, expire, n);
     return 0;

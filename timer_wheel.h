@@ -487,6 +487,14 @@ TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const stru
     return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 7) != 0);  /* 8 links */
 }
 
+/* The check of every build, on the pending n: false when w cannot hold it
+ * (w is empty, or n is alone in a list whose head is not w's). It reads
+ * only what unlinking n reads anyway. */
+TIMER_INLINE_ bool timer_wheel_may_own_(const struct timer_wheel *w, const struct timer_wheel_node *n)
+{
+    return w->count != 0 && (n->link.next != n->link.prev || timer_wheel_is_head_(w, n->link.next));
+}
+
 /* Take a pending node out of its slot (the count is the caller's, as is
  * the node's own state). */
 TIMER_INLINE_ void timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_node *n)
@@ -518,9 +526,11 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
     if (n == NULL || n->link.next == NULL)
         return false;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_remove: the item is pending in another wheel, not this one");
-    if (n->expire >= 0)
+    if (n->expire >= 0) {
+        if (!timer_wheel_may_own_(w, n))
+            return false;                   /* another wheel's item: nothing changes */
         timer_wheel_unlink_(w, n);
-    else
+    } else
         tlist_remove(&n->link);             /* due: leave the result list */
     timer_wheel_make_idle_(n);
     return true;
@@ -531,6 +541,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
+    if (timer_wheel_node_pending(n) && !timer_wheel_may_own_(w, n))
+        return -EINVAL;                     /* another wheel's item: nothing changes */
     /* A pending item moving to a later slot (the common case: a connection
      * timeout pushed back): unlink it from wherever it is (a slot, a run,
      * the overdue list) and append it, as an insert would, since a

@@ -163,9 +163,12 @@ registry() {
     # (debug.c), and correct use, the randomised test, aborts nothing. The
     # same misuse in a plain build with asserts (v2.1: a container of the
     # same kind that does not hold the item; a tlist_foreach body that takes
-    # out an item already walked).
+    # out an item already walked; v2.2: insert of a due item), and with
+    # -DNDEBUG (v2.2: what an O(1) check tells is refused, nothing changes;
+    # every tlist_foreach body ends or goes on, none hangs or crashes).
     for k in $ALL_KINDS; do
         t asserts.$k                test  -  build_run debug/asserts_$k "$CC" $C99 -O1 -g -DTK_$(upper $k) debug.c
+        t ndebug.$k                 test  -  build_run debug/ndebug_$k "$CC" $C99 -O1 -g -DNDEBUG -DTK_$(upper $k) debug.c
         t debug.$k                  test  -  build_run debug/debug_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) debug.c
         t debug.build.fuzz.$k       check -  build debug/fuzz_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) fuzz.c
         t debug.fuzz.$k             check debug.build.fuzz.$k  "$B/debug/fuzz_$k" "$SEED" 200000
