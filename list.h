@@ -352,6 +352,29 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_OWNS_(core, c, n, fn) ((void)0)
 #endif
 
+/* A DEFINE whose member is not the container's node type (another
+ * container's node, say) stops here, naming the type it must be, instead
+ * of warning about pointer types and writing past the node. gcc and clang
+ * check in any C mode, other C11 compilers with _Generic; C++ needs no
+ * check (the member's address does not convert: that error names the node
+ * type); elsewhere the wrappers' pointer warnings remain. */
+#if defined(__cplusplus)
+#define TIMER_NODE_CHECK_(name, type, member, node)
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TIMER_NODE_CHECK_(name, type, member, node)                                               \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(((type *)0)->member), struct node), \
+                   #name ": the member " #member " must be a struct " #node);
+#elif defined(__GNUC__) || defined(__clang__)  /* C99: the array's name is the message */
+#define TIMER_NODE_CHECK_(name, type, member, node) \
+    typedef char name##_member_must_be_a_struct_##node \
+        [__builtin_types_compatible_p(__typeof__(((type *)0)->member), struct node) ? 1 : -1];
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TIMER_NODE_CHECK_(name, type, member, node) \
+    _Static_assert(_Generic(((type *)0)->member, struct node: 1, default: 0), #name ": the member " #member " must be a struct " #node);
+#else
+#define TIMER_NODE_CHECK_(name, type, member, node)
+#endif
+
 /* The node inside an item (NULL for NULL). */
 #define TIMER_NODE_(item, member) ((item) != NULL ? &(item)->member : NULL)
 
@@ -384,6 +407,7 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
  * while due, so a result list's link is also its item's node.
  * reschedule_range is written once, here, over that interface. */
 #define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
+    TIMER_NODE_CHECK_(name, type, member, core##_node)                                                                \
     TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
     { core##_init(&timer_c_->field, timer_now_); TIMER_AFTER_(core, &timer_c_->field, #name "_init"); }               \
     TIMER_INLINE_ void name##_clear(name *timer_c_)                                                                   \

@@ -364,6 +364,29 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_OWNS_(core, c, n, fn) ((void)0)
 #endif
 
+/* A DEFINE whose member is not the container's node type (another
+ * container's node, say) stops here, naming the type it must be, instead
+ * of warning about pointer types and writing past the node. gcc and clang
+ * check in any C mode, other C11 compilers with _Generic; C++ needs no
+ * check (the member's address does not convert: that error names the node
+ * type); elsewhere the wrappers' pointer warnings remain. */
+#if defined(__cplusplus)
+#define TIMER_NODE_CHECK_(name, type, member, node)
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TIMER_NODE_CHECK_(name, type, member, node)                                               \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(((type *)0)->member), struct node), \
+                   #name ": the member " #member " must be a struct " #node);
+#elif defined(__GNUC__) || defined(__clang__)  /* C99: the array's name is the message */
+#define TIMER_NODE_CHECK_(name, type, member, node) \
+    typedef char name##_member_must_be_a_struct_##node \
+        [__builtin_types_compatible_p(__typeof__(((type *)0)->member), struct node) ? 1 : -1];
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TIMER_NODE_CHECK_(name, type, member, node) \
+    _Static_assert(_Generic(((type *)0)->member, struct node: 1, default: 0), #name ": the member " #member " must be a struct " #node);
+#else
+#define TIMER_NODE_CHECK_(name, type, member, node)
+#endif
+
 /* The node inside an item (NULL for NULL). */
 #define TIMER_NODE_(item, member) ((item) != NULL ? &(item)->member : NULL)
 
@@ -396,6 +419,7 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
  * while due, so a result list's link is also its item's node.
  * reschedule_range is written once, here, over that interface. */
 #define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
+    TIMER_NODE_CHECK_(name, type, member, core##_node)                                                                \
     TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
     { core##_init(&timer_c_->field, timer_now_); TIMER_AFTER_(core, &timer_c_->field, #name "_init"); }               \
     TIMER_INLINE_ void name##_clear(name *timer_c_)                                                                   \
@@ -696,9 +720,13 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * Misuse: an item freed while pending is not detected (remove it first);
  * remove() or reschedule() with a set other than the one holding the item
  * aborts in builds with asserts (O(log n): the walk from the item to its
- * tree's root), before anything changes; TIMER_DEBUG reports it too. A user type
- * named `timer` would make TIMER_SET_DEFINE's `timer_set` clash with this
- * header's own names: use the _NAMED form.
+ * tree's root), before anything changes; TIMER_DEBUG reports it too; with
+ * NDEBUG, such a call through an empty set returns false / -EINVAL and
+ * changes nothing. Insert of a due item aborts in builds with asserts
+ * (naming reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose
+ * member is not a struct timer_set_node, or TIMER_SET_DEFINE with
+ * `struct X` or a type named `timer` (timer_set is this header's), fails
+ * to compile; the first error names the fix.
  */
 
 /* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
@@ -1227,7 +1255,16 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     TIMER_SET_DEFINE_TYPE(name)                    \
     TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_SET_DEFINE(type, member) TIMER_SET_DEFINE_NAMED(type##_set, type, member)
+/* The short form names the container type##_set, which needs a typedef
+ * name for type, and one that is not `timer` (timer_set is this header's
+ * own): for `struct X`, `union X` or `timer` the first error names the
+ * _NAMED form. */
+#define TIMER_SET_DEFINE(type, member) \
+    typedef int TIMER_SHORT_SET_##type; \
+    TIMER_SET_DEFINE_NAMED(type##_set, type, member)
+#define TIMER_SHORT_SET_struct TIMER_SET_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_SET_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_SET_union TIMER_SET_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_SET_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_SET_timer TIMER_SET_DEFINE_of_type_timer_makes_timer_set_use_TIMER_SET_DEFINE_NAMED[-1]
 
 TIMER_FUNCTIONS_END_
 
@@ -1329,8 +1366,12 @@ TIMER_FUNCTIONS_END_
  * Misuse: an item freed while pending is not detected (remove it first);
  * remove() or reschedule() with a heap other than the one holding the item
  * aborts in builds with asserts (O(1): the item's stored index), before
- * anything changes; TIMER_DEBUG reports it too. A user type named `timer` would make TIMER_HEAP_DEFINE's
- * `timer_heap` clash with this header's own names: use the _NAMED form.
+ * anything changes; TIMER_DEBUG reports it too; with NDEBUG the same
+ * check returns false / -EINVAL and changes nothing. Insert of a due item
+ * aborts in builds with asserts (naming reschedule and tlist_drain);
+ * NDEBUG: -EBUSY. A DEFINE whose member is not a struct timer_heap_node,
+ * or TIMER_HEAP_DEFINE with `struct X` or a type named `timer` (timer_heap
+ * is this header's), fails to compile; the first error names the fix.
  */
 
 /* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
@@ -1833,7 +1874,16 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_TYPE(name)                    \
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_HEAP_DEFINE(type, member) TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
+/* The short form names the container type##_heap, which needs a typedef
+ * name for type, and one that is not `timer` (timer_heap is this header's
+ * own): for `struct X`, `union X` or `timer` the first error names the
+ * _NAMED form. */
+#define TIMER_HEAP_DEFINE(type, member) \
+    typedef int TIMER_SHORT_HEAP_##type; \
+    TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
+#define TIMER_SHORT_HEAP_struct TIMER_HEAP_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_HEAP_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_HEAP_union TIMER_HEAP_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_HEAP_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_HEAP_timer TIMER_HEAP_DEFINE_of_type_timer_makes_timer_heap_use_TIMER_HEAP_DEFINE_NAMED[-1]
 
 TIMER_FUNCTIONS_END_
 
@@ -1974,8 +2024,13 @@ TIMER_FUNCTIONS_END_
  * most 8 links from the item reaches its list's head (so in any list of up
  * to 8 items), or when this wheel is empty; otherwise at the latest when a
  * count would go wrong. TIMER_DEBUG walks the whole list and always tells.
- * A user type named `timer` would make TIMER_WHEEL_DEFINE's `timer_wheel`
- * clash with this header's own names: use TIMER_WHEEL_DEFINE_NAMED then.
+ * With NDEBUG such a call returns false / -EINVAL and changes nothing when
+ * this wheel is empty or the item is alone in a list that is not this
+ * wheel's. Insert of a due item aborts in builds with asserts (naming
+ * reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose member is
+ * not a struct timer_wheel_node, or TIMER_WHEEL_DEFINE with `struct X` or
+ * a type named `timer` (timer_wheel is this header's), fails to compile;
+ * the first error names the fix.
  */
 
 /* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
@@ -2950,7 +3005,16 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_TYPE(name)                    \
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_WHEEL_DEFINE(type, member) TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
+/* The short form names the container type##_wheel, which needs a typedef
+ * name for type, and one that is not `timer` (timer_wheel is this header's
+ * own): for `struct X`, `union X` or `timer` the first error names the
+ * _NAMED form. */
+#define TIMER_WHEEL_DEFINE(type, member) \
+    typedef int TIMER_SHORT_WHEEL_##type; \
+    TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
+#define TIMER_SHORT_WHEEL_struct TIMER_WHEEL_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_WHEEL_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_WHEEL_union TIMER_WHEEL_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_WHEEL_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_WHEEL_timer TIMER_WHEEL_DEFINE_of_type_timer_makes_timer_wheel_use_TIMER_WHEEL_DEFINE_NAMED[-1]
 
 TIMER_FUNCTIONS_END_
 

@@ -93,8 +93,12 @@
  * Misuse: an item freed while pending is not detected (remove it first);
  * remove() or reschedule() with a heap other than the one holding the item
  * aborts in builds with asserts (O(1): the item's stored index), before
- * anything changes; TIMER_DEBUG reports it too. A user type named `timer` would make TIMER_HEAP_DEFINE's
- * `timer_heap` clash with this header's own names: use the _NAMED form.
+ * anything changes; TIMER_DEBUG reports it too; with NDEBUG the same
+ * check returns false / -EINVAL and changes nothing. Insert of a due item
+ * aborts in builds with asserts (naming reschedule and tlist_drain);
+ * NDEBUG: -EBUSY. A DEFINE whose member is not a struct timer_heap_node,
+ * or TIMER_HEAP_DEFINE with `struct X` or a type named `timer` (timer_heap
+ * is this header's), fails to compile; the first error names the fix.
  */
 
 /* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
@@ -599,7 +603,16 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_TYPE(name)                    \
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_HEAP_DEFINE(type, member) TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
+/* The short form names the container type##_heap, which needs a typedef
+ * name for type, and one that is not `timer` (timer_heap is this header's
+ * own): for `struct X`, `union X` or `timer` the first error names the
+ * _NAMED form. */
+#define TIMER_HEAP_DEFINE(type, member) \
+    typedef int TIMER_SHORT_HEAP_##type; \
+    TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
+#define TIMER_SHORT_HEAP_struct TIMER_HEAP_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_HEAP_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_HEAP_union TIMER_HEAP_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_HEAP_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_HEAP_timer TIMER_HEAP_DEFINE_of_type_timer_makes_timer_heap_use_TIMER_HEAP_DEFINE_NAMED[-1]
 
 TIMER_FUNCTIONS_END_
 

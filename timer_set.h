@@ -66,9 +66,13 @@
  * Misuse: an item freed while pending is not detected (remove it first);
  * remove() or reschedule() with a set other than the one holding the item
  * aborts in builds with asserts (O(log n): the walk from the item to its
- * tree's root), before anything changes; TIMER_DEBUG reports it too. A user type
- * named `timer` would make TIMER_SET_DEFINE's `timer_set` clash with this
- * header's own names: use the _NAMED form.
+ * tree's root), before anything changes; TIMER_DEBUG reports it too; with
+ * NDEBUG, such a call through an empty set returns false / -EINVAL and
+ * changes nothing. Insert of a due item aborts in builds with asserts
+ * (naming reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose
+ * member is not a struct timer_set_node, or TIMER_SET_DEFINE with
+ * `struct X` or a type named `timer` (timer_set is this header's), fails
+ * to compile; the first error names the fix.
  */
 
 /* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
@@ -599,7 +603,16 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     TIMER_SET_DEFINE_TYPE(name)                    \
     TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_SET_DEFINE(type, member) TIMER_SET_DEFINE_NAMED(type##_set, type, member)
+/* The short form names the container type##_set, which needs a typedef
+ * name for type, and one that is not `timer` (timer_set is this header's
+ * own): for `struct X`, `union X` or `timer` the first error names the
+ * _NAMED form. */
+#define TIMER_SET_DEFINE(type, member) \
+    typedef int TIMER_SHORT_SET_##type; \
+    TIMER_SET_DEFINE_NAMED(type##_set, type, member)
+#define TIMER_SHORT_SET_struct TIMER_SET_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_SET_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_SET_union TIMER_SET_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_SET_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_SET_timer TIMER_SET_DEFINE_of_type_timer_makes_timer_set_use_TIMER_SET_DEFINE_NAMED[-1]
 
 TIMER_FUNCTIONS_END_
 

@@ -132,8 +132,13 @@
  * most 8 links from the item reaches its list's head (so in any list of up
  * to 8 items), or when this wheel is empty; otherwise at the latest when a
  * count would go wrong. TIMER_DEBUG walks the whole list and always tells.
- * A user type named `timer` would make TIMER_WHEEL_DEFINE's `timer_wheel`
- * clash with this header's own names: use TIMER_WHEEL_DEFINE_NAMED then.
+ * With NDEBUG such a call returns false / -EINVAL and changes nothing when
+ * this wheel is empty or the item is alone in a list that is not this
+ * wheel's. Insert of a due item aborts in builds with asserts (naming
+ * reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose member is
+ * not a struct timer_wheel_node, or TIMER_WHEEL_DEFINE with `struct X` or
+ * a type named `timer` (timer_wheel is this header's), fails to compile;
+ * the first error names the fix.
  */
 
 /* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
@@ -1111,7 +1116,16 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_TYPE(name)                    \
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_WHEEL_DEFINE(type, member) TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
+/* The short form names the container type##_wheel, which needs a typedef
+ * name for type, and one that is not `timer` (timer_wheel is this header's
+ * own): for `struct X`, `union X` or `timer` the first error names the
+ * _NAMED form. */
+#define TIMER_WHEEL_DEFINE(type, member) \
+    typedef int TIMER_SHORT_WHEEL_##type; \
+    TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
+#define TIMER_SHORT_WHEEL_struct TIMER_WHEEL_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_WHEEL_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_WHEEL_union TIMER_WHEEL_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_WHEEL_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_WHEEL_timer TIMER_WHEEL_DEFINE_of_type_timer_makes_timer_wheel_use_TIMER_WHEEL_DEFINE_NAMED[-1]
 
 TIMER_FUNCTIONS_END_
 

@@ -174,6 +174,13 @@ registry() {
         t debug.fuzz.$k             check debug.build.fuzz.$k  "$B/debug/fuzz_$k" "$SEED" 200000
     done
 
+    # v2.2: a DEFINE that cannot work stops at compile time, its first error
+    # naming the fix: the node type the member must be, or the _NAMED form.
+    t define-errors.gcc             test  -  define_errors gcc
+    needs define-errors.clang "clang not installed" have clang
+    t define-errors.clang           test  -  define_errors clang
+    needs -
+
     # A public header with the types and no function (TIMER_TYPES_ONLY), and
     # the one file that brings the functions in, as C and as C++.
     t types-only.c                  test  -  build_run types/types_c "$CC" $C99 -O2 types_a.c types_b.c
@@ -357,6 +364,49 @@ single_header() {
     shift 2
     $sh_cc "$@" -DUSE_SINGLE_HEADER -O2 -c -o /dev/null headers.c &&
         build_run "single-header/types_$sh_name" "$sh_cc" "$@" -DUSE_SINGLE_HEADER -O2 types_a.c types_b.c
+}
+
+# define_errors COMPILER: each DEFINE mistake, in C99 and C11, must fail to
+# compile, and its first error must name the fix (the expected node type, or
+# the _NAMED form); a correct DEFINE of every kind compiles. The mistakes: a
+# member of another container's node type, `struct X` as the short form's
+# type, a type named timer.
+define_errors() {
+    de_dir=$B/define-errors/$1
+    mkdir -p "$de_dir" || return 1
+    de_pre='#include "timer_containers.h"
+typedef struct conn { int fd; struct timer_set_node ts; struct timer_heap_node th; struct timer_wheel_node tw; } conn;
+typedef struct timer { struct timer_set_node ts; struct timer_heap_node th; struct timer_wheel_node tw; } timer;'
+    for de_std in c99 c11; do
+        for de_case in "TIMER_SET_DEFINE(conn, tw)|struct timer_set_node|timer_set_node" \
+            "TIMER_HEAP_DEFINE_NAMED(h, conn, ts)|struct timer_heap_node|timer_heap_node" \
+            "TIMER_WHEEL_DEFINE(conn, th)|struct timer_wheel_node|timer_wheel_node" \
+            "TIMER_SET_DEFINE(struct conn, ts)|TIMER_SET_DEFINE_NAMED|TIMER_SET_DEFINE_NAMED" \
+            "TIMER_HEAP_DEFINE(struct conn, th)|TIMER_HEAP_DEFINE_NAMED|TIMER_HEAP_DEFINE_NAMED" \
+            "TIMER_WHEEL_DEFINE(timer, tw)|TIMER_WHEEL_DEFINE_NAMED|TIMER_WHEEL_DEFINE_NAMED" \
+            "TIMER_SET_DEFINE(timer, ts)|TIMER_SET_DEFINE_NAMED|TIMER_SET_DEFINE_NAMED"; do
+            de_define=${de_case%%|*}
+            de_want=${de_case#*|}
+            de_want99=${de_want#*|}
+            de_want=${de_want%|*}
+            [ "$de_std" = c99 ] && de_want=$de_want99
+            printf '%s\n%s\n' "$de_pre" "$de_define" >"$de_dir/case.c"
+            if $1 -std=$de_std -Wall -Wextra -Wpedantic -Werror -I.. -c -o /dev/null "$de_dir/case.c" \
+                >"$de_dir/out.txt" 2>&1; then
+                echo "$1 -std=$de_std: $de_define compiled"
+                return 1
+            fi
+            de_first=$(grep -m1 'error:' "$de_dir/out.txt")
+            echo "$de_std $de_define: $de_first"
+            case $de_first in
+            *"$de_want"*) ;;
+            *) echo "  the first error does not name $de_want"; return 1 ;;
+            esac
+        done
+        printf '%s\nTIMER_SET_DEFINE(conn, ts)\nTIMER_HEAP_DEFINE(conn, th)\nTIMER_WHEEL_DEFINE(conn, tw)\nTIMER_WHEEL_DEFINE_NAMED(tw, timer, tw)\n' \
+            "$de_pre" >"$de_dir/good.c"
+        $1 -std=$de_std -Wall -Wextra -Wpedantic -Werror -I.. -c -o /dev/null "$de_dir/good.c" || return 1
+    done
 }
 
 # headers.c instantiates every DEFINE form and calls nothing.
