@@ -75,12 +75,38 @@
  *                               each container core provides for them
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-/* What a public header gets: no <stdbool.h> (so no bool, true or false) and
- * no macro without the TIMER_ or TLIST_ prefix; the functions' helpers
- * (TIMER_INLINE_, ...) come with the functions. */
-#ifndef TIMER_LIST_TYPES_H
-#define TIMER_LIST_TYPES_H
+/* ---- one version per translation unit ---------------------------------- */
+/* Every header includes this one before its own guards, so a header of
+ * another version (a library's embedded copy beside the application's)
+ * stops here, at its first line, with an error that names both versions.
+ * The guards are keyed to the version this way: a header that gets past
+ * this check is of the version whose guards are set. (2.1.0 and older used
+ * other guard names: one of them after this version fails on its
+ * redefinitions, never silently.) The numbers in the test are this copy's
+ * version, as in the macros below: pkg/set_version.sh writes both. */
+#if defined(TIMER_VERSION_MAJOR) && (TIMER_VERSION_MAJOR != 2 || TIMER_VERSION_MINOR != 1 || TIMER_VERSION_PATCH != 0)
+#if defined(__GNUC__) || defined(__clang__)
+/* #error cannot expand macros; this pragma, built by them, can. */
+#define TIMER_CLASH_STR2_(x) #x
+#define TIMER_CLASH_STR_(x) TIMER_CLASH_STR2_(x)
+#define TIMER_CLASH_(a, b, c)                                                                                 \
+    _Pragma(TIMER_CLASH_STR_(GCC error TIMER_CLASH_STR_(timer_containers: version 2.1.0 (this header) and a.b.c \
+        (included before) in one translation unit: use one copy of the library)))
+TIMER_CLASH_(TIMER_VERSION_MAJOR, TIMER_VERSION_MINOR, TIMER_VERSION_PATCH)
+#undef TIMER_CLASH_STR2_
+#undef TIMER_CLASH_STR_
+#undef TIMER_CLASH_
+#else
+#error "timer_containers: version 2.1.0 (this header) and another (TIMER_VERSION, included before) in one translation unit"
+#endif
+#endif
+
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_*_types.h) */
+/* What a public header gets: struct tlist (a node's first member) and the
+ * version; no <stdbool.h> (so no bool, true or false), no function and no
+ * macro without the TIMER_ or TLIST_ prefix. */
+#ifndef TIMER_LIST_H_TYPES
+#define TIMER_LIST_H_TYPES
 
 #include <stddef.h>
 #include <stdint.h>
@@ -91,20 +117,20 @@
 #define TIMER_VERSION_PATCH 0
 #define TIMER_VERSION "2.1.0"
 
-/* The "no expiry" time: what min_time and next_expiry return for an empty
- * container, and also a valid expiry (an item there pops only at
- * pop(TIMER_NEVER)): test empty() to tell the two apart. */
-#define TIMER_NEVER INT64_MAX
-
 struct tlist {
     struct tlist *next, *prev;
 };
 
-#endif /* TIMER_LIST_TYPES_H */
+#endif /* TIMER_LIST_H_TYPES */
 
 /* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_LIST_H)
-#define TIMER_LIST_H
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_LIST_H_FUNCTIONS)
+#define TIMER_LIST_H_FUNCTIONS
+
+/* The "no expiry" time: what min_time and next_expiry return for an empty
+ * container, and also a valid expiry (an item there pops only at
+ * pop(TIMER_NEVER)): test empty() to tell the two apart. */
+#define TIMER_NEVER INT64_MAX
 
 #include <assert.h>
 #include <errno.h>
@@ -184,7 +210,7 @@ TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const
     }
     if (p == head || p->prev == *before)    /* prev is in place: pos was taken out */
         return p->next;
-    assert(!"tlist_foreach: the body took an item already visited out of the list; "
+    assert(0 && "tlist_foreach: the body took an item already visited out of the list; "
             "walk a due list with tlist_drain instead");
     return (struct tlist *)(uintptr_t)head;
 }
@@ -387,14 +413,33 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_NODE_CHECK_(name, type, member, node)
 #endif
 
+/* The core inside a container NAME: TIMER_*_DEFINE_TYPE declares NAME with
+ * a member of the core's layout but no name of the core's (so that a public
+ * header that holds a container declares no struct timer_heap, say), and
+ * the functions' part of each header checks that the layouts agree. */
+#define TIMER_CORE_(core, c, field) TIMER_CAST_(struct core *, TIMER_CAST_(void *, &(c)->field))
+#define TIMER_CCORE_(core, c, field) TIMER_CAST_(const struct core *, TIMER_CAST_(const void *, &(c)->field))
+/* On each core struct: a container holds the core's layout, not the core
+ * (TIMER_*_DEFINE_TYPE), and is read and written only through a pointer to
+ * the core; this makes those accesses valid for any declared type, as for
+ * char, so that type-based alias analysis (gcc and clang -O2) cannot move
+ * them past one another. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TIMER_MAY_ALIAS_ __attribute__((__may_alias__))
+#else
+#define TIMER_MAY_ALIAS_
+#endif
+/* A check at compile time, in C99: a negative array size when cond fails. */
+#define TIMER_STATIC_CHECK_(name, cond) typedef char name[(cond) ? 1 : -1];
+
 /* The node inside an item (NULL for NULL). */
 #define TIMER_NODE_(item, member) ((item) != NULL ? &(item)->member : NULL)
 
 /* The typed wrappers that TIMER_SET/HEAP/WHEEL_DEFINE_FUNCTIONS generate for
  * a container `name` of items `type` holding their node in `member`: each
  * forwards to the untyped core `core` (timer_set, timer_heap, timer_wheel),
- * stored in the container as `field`. The parameters end in _ so that they
- * cannot capture a user's names.
+ * whose layout the container holds as `field` (TIMER_CORE_). The
+ * parameters end in _ so that they cannot capture a user's names.
  *
  * The interface every core provides (as in timer_set.h, timer_heap.h,
  * timer_wheel.h; `C` is struct core, `N` struct core_node):
@@ -407,7 +452,11 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
  *   int64_t core_min_time(const C *);             int64_t core_next_expiry(const C *);
  *   N      *core_first(const C *);                (the wheel may reorganise itself
  *                                                 inside both: logically const)
- *   size_t  core_visit(const C *, void (*fn)(N *, void *), void *arg);
+ *   int     core_visit(const C *, int (*fn)(N *, void *), void *arg);
+ *                                                 fn for each pending item, in the
+ *                                                 core's order, until fn returns
+ *                                                 non-zero: returns that value, or 0
+ *                                                 when every item was visited
  *   int     core_reserve(C *, size_t n);
  *   const char *core_check(const C *);            O(n): NULL, or what is broken
  *   bool    core_owns_(const C *, const N *);     false only if N is pending in
@@ -417,62 +466,73 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
  *   size_t  C.count                               the pending items
  * and every N begins with the struct tlist that links it into a result list
  * while due, so a result list's link is also its item's node.
- * reschedule_range is written once, here, over that interface. */
+ * reschedule_range, visit and visit_until are written once, here, over that
+ * interface. */
 #define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
     TIMER_NODE_CHECK_(name, type, member, core##_node)                                                                \
+    TIMER_INLINE_ struct core *name##_core_(name *timer_c_) { return TIMER_CORE_(core, timer_c_, field); }           \
+    TIMER_INLINE_ const struct core *name##_ccore_(const name *timer_c_) { return TIMER_CCORE_(core, timer_c_, field); } \
     TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
-    { core##_init(&timer_c_->field, timer_now_); TIMER_AFTER_(core, &timer_c_->field, #name "_init"); }               \
+    { core##_init(name##_core_(timer_c_), timer_now_); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_init"); }   \
     TIMER_INLINE_ void name##_clear(name *timer_c_)                                                                   \
-    { core##_clear(&timer_c_->field); TIMER_AFTER_(core, &timer_c_->field, #name "_clear"); }                         \
+    { core##_clear(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_clear"); }             \
     TIMER_INLINE_ void name##_destroy(name *timer_c_)                                                                 \
-    { core##_destroy(&timer_c_->field); TIMER_AFTER_(core, &timer_c_->field, #name "_destroy"); }                     \
+    { core##_destroy(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_destroy"); }         \
     TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
     {   int timer_r_;                                                                                                 \
         TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
-        timer_r_ = core##_insert(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));                  \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_insert"); return timer_r_; }                                     \
+        timer_r_ = core##_insert(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));            \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_insert"); return timer_r_; }                               \
     TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
     {   int timer_r_;                                                                                                 \
-        TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_reschedule");                   \
-        timer_r_ = core##_reschedule(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_reschedule"); return timer_r_; }                                 \
+        TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_reschedule");             \
+        timer_r_ = core##_reschedule(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));        \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reschedule"); return timer_r_; }                           \
     TIMER_INLINE_ int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, type *timer_item_) \
     {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
-        TIMER_OWNS_(core, &timer_c_->field, &timer_item_->member, #name "_reschedule_range");                         \
+        TIMER_OWNS_(core, name##_core_(timer_c_), &timer_item_->member, #name "_reschedule_range");                   \
         if (core##_node_pending(&timer_item_->member) && core##_node_expire(&timer_item_->member) >= timer_lo_ &&      \
             core##_node_expire(&timer_item_->member) <= timer_hi_) return 0;                                          \
         return name##_reschedule(timer_c_, timer_hi_, timer_item_); }                                                 \
     TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
     {   bool timer_r_;                                                                                                \
-        TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_remove");                       \
-        timer_r_ = core##_remove(&timer_c_->field, TIMER_NODE_(timer_item_, member));                                 \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_remove"); return timer_r_; }                                     \
+        TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_remove");                 \
+        timer_r_ = core##_remove(name##_core_(timer_c_), TIMER_NODE_(timer_item_, member));                           \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_remove"); return timer_r_; }                               \
     TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
-    {   size_t timer_r_ = core##_pop(&timer_c_->field, timer_now_, timer_out_);                                       \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_pop"); return timer_r_; }                                        \
+    {   size_t timer_r_ = core##_pop(name##_core_(timer_c_), timer_now_, timer_out_);                                 \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_pop"); return timer_r_; }                                  \
     TIMER_INLINE_ int64_t name##_next_expiry(const name *timer_c_)                                                    \
-    {   int64_t timer_r_ = core##_next_expiry(&timer_c_->field);                                                      \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_next_expiry"); return timer_r_; }                                \
+    {   int64_t timer_r_ = core##_next_expiry(name##_ccore_(timer_c_));                                               \
+        TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_next_expiry"); return timer_r_; }                         \
     TIMER_INLINE_ type *name##_first(const name *timer_c_)                                                            \
-    {   struct core##_node *timer_n_ = core##_first(&timer_c_->field);                                                \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_first");                                                         \
+    {   struct core##_node *timer_n_ = core##_first(name##_ccore_(timer_c_));                                         \
+        TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_first");                                                  \
         return timer_n_ ? tlist_entry(timer_n_, type, member) : NULL; }                                               \
-    struct name##_visitor_ { void (*fn)(type *, void *); void *arg; };                                                \
-    TIMER_INLINE_ void name##_visit_one_(struct core##_node *timer_n_, void *timer_v_)                                \
+    struct name##_visitor_ { void (*fn)(type *, void *); int (*until)(type *, void *); void *arg; };                   \
+    TIMER_INLINE_ int name##_visit_one_(struct core##_node *timer_n_, void *timer_v_)                                 \
     {   const struct name##_visitor_ *timer_f_ = TIMER_CAST_(const struct name##_visitor_ *, timer_v_);               \
-        timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); }                                           \
+        if (timer_f_->until != NULL) return timer_f_->until(tlist_entry(timer_n_, type, member), timer_f_->arg);      \
+        timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); return 0; }                                 \
     TIMER_INLINE_ size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
     {   struct name##_visitor_ timer_f_;                                                                              \
         assert(timer_fn_ != NULL && #name "_visit: fn is NULL");                                                      \
         if (timer_fn_ == NULL) return 0;                                                                              \
-        timer_f_.fn = timer_fn_; timer_f_.arg = timer_arg_;                                                           \
-        return core##_visit(&timer_c_->field, name##_visit_one_, &timer_f_); }                                        \
+        timer_f_.fn = timer_fn_; timer_f_.until = NULL; timer_f_.arg = timer_arg_;                                    \
+        (void)core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_);                                    \
+        return name##_ccore_(timer_c_)->count; }                                                                      \
+    TIMER_INLINE_ int name##_visit_until(const name *timer_c_, int (*timer_fn_)(type *, void *), void *timer_arg_)    \
+    {   struct name##_visitor_ timer_f_;                                                                              \
+        assert(timer_fn_ != NULL && #name "_visit_until: fn is NULL");                                                \
+        if (timer_fn_ == NULL) return 0;                                                                              \
+        timer_f_.fn = NULL; timer_f_.until = timer_fn_; timer_f_.arg = timer_arg_;                                    \
+        return core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_); }                                 \
     TIMER_INLINE_ int name##_reserve(name *timer_c_, size_t timer_n_)                                                 \
-    {   int timer_r_ = core##_reserve(&timer_c_->field, timer_n_);                                                    \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_reserve"); return timer_r_; }                                    \
-    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(&timer_c_->field); }         \
-    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->field.count; }                          \
-    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->field.count == 0; }                      \
+    {   int timer_r_ = core##_reserve(name##_core_(timer_c_), timer_n_);                                              \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reserve"); return timer_r_; }                              \
+    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(name##_ccore_(timer_c_)); }   \
+    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return name##_ccore_(timer_c_)->count; }                 \
+    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return name##_ccore_(timer_c_)->count == 0; }             \
     TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                        \
     { return core##_node_pending(TIMER_NODE_(timer_item_, member)); }                                                 \
     TIMER_INLINE_ bool name##_due(const type *timer_item_) { return core##_node_due(TIMER_NODE_(timer_item_, member)); } \
@@ -480,11 +540,11 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
     { return core##_node_expire(TIMER_NODE_(timer_item_, member)); }                                                  \
     TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
     { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
-    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(&timer_c_->field); }
+    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(name##_ccore_(timer_c_)); }
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_LIST_H */
+#endif /* TIMER_LIST_H_FUNCTIONS */
 
 /* ==== bitmap.h ==== */
 
@@ -729,11 +789,10 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * to compile; the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_SET_TYPES_H
-#define TIMER_SET_TYPES_H
 
-#include <stdint.h>
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_set_types.h) */
+#ifndef TIMER_SET_H_TYPES
+#define TIMER_SET_H_TYPES
 
 /* The states (compare timer_heap.h and timer_wheel.h):
  *   idle     parent == 0 and link.next == NULL: a zeroed node
@@ -750,26 +809,32 @@ struct timer_set_node {
     int64_t expire;
 };
 
-struct timer_set {
-    struct timer_set_node *root;
-    struct timer_set_node *first, *last;    /* earliest and latest, NULL when empty */
-    size_t count;
-    int64_t now;
-};
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_set (below, with the functions) without its name. */
+#define TIMER_SET_DEFINE_TYPE(name) \
+    typedef struct name { struct { struct timer_set_node *root, *first, *last; size_t count; int64_t now; } set; } name;
 
-/* The container type alone: typedef struct name name. */
-#define TIMER_SET_DEFINE_TYPE(name) typedef struct name { struct timer_set set; } name;
-
-#endif /* TIMER_SET_TYPES_H */
+#endif /* TIMER_SET_H_TYPES */
 
 /* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_SET_H)
-#define TIMER_SET_H
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_SET_H_FUNCTIONS)
+#define TIMER_SET_H_FUNCTIONS
 
 #include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdbool.h>
+
+struct TIMER_MAY_ALIAS_ timer_set {
+    struct timer_set_node *root;
+    struct timer_set_node *first, *last;    /* earliest and latest, NULL when empty */
+    size_t count;
+    int64_t now;
+};
+TIMER_SET_DEFINE_TYPE(timer_set_layout_)
+TIMER_STATIC_CHECK_(timer_set_layout_check_, sizeof(timer_set_layout_) == sizeof(struct timer_set) &&
+                    offsetof(timer_set_layout_, set.count) == offsetof(struct timer_set, count) &&
+                    offsetof(timer_set_layout_, set.now) == offsetof(struct timer_set, now))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -1124,10 +1189,11 @@ TIMER_INLINE_ struct timer_set_node *timer_set_first(const struct timer_set *s)
 
 /* In pop order: from the earliest, each node's successor (the leftmost of
  * its later subtree, or the first ancestor it is earlier than), taken
- * before fn runs; O(n) in all, no stack. */
-TIMER_INLINE_ size_t timer_set_visit(const struct timer_set *s, void (*fn)(struct timer_set_node *, void *), void *arg)
+ * before fn runs, until fn returns non-zero; O(n) in all, no stack. */
+TIMER_INLINE_ int timer_set_visit(const struct timer_set *s, int (*fn)(struct timer_set_node *, void *), void *arg)
 {
     struct timer_set_node *n = s->first, *next, *p;
+    int r;
     while (n != NULL) {
         if ((next = n->u.child[1]) != NULL) {
             while (next->u.child[0] != NULL)
@@ -1137,10 +1203,11 @@ TIMER_INLINE_ size_t timer_set_visit(const struct timer_set *s, void (*fn)(struc
                 ;
             next = p;
         }
-        fn(n, arg);
+        if ((r = fn(n, arg)) != 0)
+            return r;
         n = next;
     }
-    return s->count;
+    return 0;
 }
 
 /* The set never allocates: room for any number of items is always there. */
@@ -1268,7 +1335,7 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_SET_H */
+#endif /* TIMER_SET_H_FUNCTIONS */
 
 /* ==== timer_heap.h ==== */
 
@@ -1374,11 +1441,10 @@ TIMER_FUNCTIONS_END_
  * is this header's), fails to compile; the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_HEAP_TYPES_H
-#define TIMER_HEAP_TYPES_H
 
-#include <stdint.h>
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_heap_types.h) */
+#ifndef TIMER_HEAP_H_TYPES
+#define TIMER_HEAP_H_TYPES
 
 /* The states (compare timer_set.h and timer_wheel.h):
  *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
@@ -1400,32 +1466,40 @@ struct timer_heap_node {
     int64_t expire;
 };
 
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_heap (below, with the functions) without its name (the
+ * array pointer as a node pointer: every struct pointer has one
+ * representation). */
+#define TIMER_HEAP_DEFINE_TYPE(name) \
+    typedef struct name { struct { struct timer_heap_node *a; size_t count, cap, reserved; uint64_t seq; int64_t now; } heap; } name;
+
+#endif /* TIMER_HEAP_H_TYPES */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_HEAP_H_FUNCTIONS)
+#define TIMER_HEAP_H_FUNCTIONS
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+
 struct timer_heap_entry {
     int64_t expire;
     struct timer_heap_node *node;
 };
 
-struct timer_heap {
+struct TIMER_MAY_ALIAS_ timer_heap {
     struct timer_heap_entry *a;
     size_t count, cap;
     size_t reserved;        /* reserve()'s floor for the capacity */
     uint64_t seq;           /* arrivals so far: the next one gets seq + 1 */
     int64_t now;
 };
-
-/* The container type alone: typedef struct name name. */
-#define TIMER_HEAP_DEFINE_TYPE(name) typedef struct name { struct timer_heap heap; } name;
-
-#endif /* TIMER_HEAP_TYPES_H */
-
-/* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_HEAP_H)
-#define TIMER_HEAP_H
-
-#include <assert.h>
-#include <errno.h>
-#include <stddef.h>
-#include <stdbool.h>
+TIMER_HEAP_DEFINE_TYPE(timer_heap_layout_)
+TIMER_STATIC_CHECK_(timer_heap_layout_check_, sizeof(timer_heap_layout_) == sizeof(struct timer_heap) &&
+                    offsetof(timer_heap_layout_, heap.reserved) == offsetof(struct timer_heap, reserved) &&
+                    offsetof(timer_heap_layout_, heap.now) == offsetof(struct timer_heap, now))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -1718,7 +1792,7 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         return true;
     }
     if (!timer_heap_holds_(h, n)) {
-        assert(!"timer_heap_remove: the item is pending in another heap, not this one");
+        assert(0 && "timer_heap_remove: the item is pending in another heap, not this one");
         return false;
     }
     timer_heap_delete_(h, n->u.heap.pos - 1);
@@ -1743,7 +1817,7 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     /* Pending: change the key in place and sift whichever way it moved;
      * no allocation. A reschedule is a new arrival. */
     if (!timer_heap_holds_(h, n)) {
-        assert(!"timer_heap_reschedule: the item is pending in another heap, not this one");
+        assert(0 && "timer_heap_reschedule: the item is pending in another heap, not this one");
         return -EINVAL;
     }
     i = n->u.heap.pos - 1;
@@ -1799,13 +1873,15 @@ TIMER_INLINE_ struct timer_heap_node *timer_heap_first(const struct timer_heap *
     return h->count ? h->a[0].node : NULL;
 }
 
-/* In array order. */
-TIMER_INLINE_ size_t timer_heap_visit(const struct timer_heap *h, void (*fn)(struct timer_heap_node *, void *), void *arg)
+/* In array order, until fn returns non-zero. */
+TIMER_INLINE_ int timer_heap_visit(const struct timer_heap *h, int (*fn)(struct timer_heap_node *, void *), void *arg)
 {
     size_t i;
+    int r;
     for (i = 0; i < h->count; i++)
-        fn(h->a[i].node, arg);
-    return h->count;
+        if ((r = fn(h->a[i].node, arg)) != 0)
+            return r;
+    return 0;
 }
 
 /* Room for n pending items, kept until destroy (or a smaller reserve):
@@ -1887,7 +1963,7 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_HEAP_H */
+#endif /* TIMER_HEAP_H_FUNCTIONS */
 
 /* ==== timer_wheel.h ==== */
 
@@ -2033,20 +2109,10 @@ TIMER_FUNCTIONS_END_
  * the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_WHEEL_TYPES_H
-#define TIMER_WHEEL_TYPES_H
 
-#include <stdint.h>
-
-#define TIMER_WHEEL_BITS 6
-#define TIMER_WHEEL_SLOTS 64
-#define TIMER_WHEEL_LEVELS 11
-/* List heads after the 704 wheel slots: the overdue list, then the run of
- * each level 1 .. 10 (at TIMER_WHEEL_OVERDUE + level). The overdue list and
- * the runs share one bitmap word. */
-#define TIMER_WHEEL_OVERDUE (TIMER_WHEEL_LEVELS * TIMER_WHEEL_SLOTS)
-#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_OVERDUE + TIMER_WHEEL_LEVELS)
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_wheel_types.h) */
+#ifndef TIMER_WHEEL_H_TYPES
+#define TIMER_WHEEL_H_TYPES
 
 /* The states (compare timer_set.h and timer_heap.h):
  *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
@@ -2058,7 +2124,36 @@ struct timer_wheel_node {
     int64_t expire;
 };
 
-struct timer_wheel {
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_wheel (below, with the functions) without its name or
+ * its macros; the functions' part checks that the two agree. */
+#define TIMER_WHEEL_DEFINE_TYPE(name)                                                          \
+    typedef struct name {                                       \
+        struct { int64_t now; uint64_t limit; int64_t base; size_t count; int64_t run_low[10]; \
+                 uint64_t occupied[12]; struct tlist slot[715]; } wheel;                        \
+    } name;
+
+#endif /* TIMER_WHEEL_H_TYPES */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_WHEEL_H_FUNCTIONS)
+#define TIMER_WHEEL_H_FUNCTIONS
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+#define TIMER_WHEEL_BITS 6
+#define TIMER_WHEEL_SLOTS 64
+#define TIMER_WHEEL_LEVELS 11
+/* List heads after the 704 wheel slots: the overdue list, then the run of
+ * each level 1 .. 10 (at TIMER_WHEEL_OVERDUE + level). The overdue list and
+ * the runs share one bitmap word. */
+#define TIMER_WHEEL_OVERDUE (TIMER_WHEEL_LEVELS * TIMER_WHEEL_SLOTS)
+#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_OVERDUE + TIMER_WHEEL_LEVELS)
+
+struct TIMER_MAY_ALIAS_ timer_wheel {
     int64_t now;            /* the clock: every slot item is later than it */
     /* A lower bound of every occupied slot's start (UINT64_MAX: no slot),
      * and always later than the clock. So a pop at a time before it, with
@@ -2090,19 +2185,11 @@ struct timer_wheel {
     struct tlist slot[TIMER_WHEEL_NSLOTS];
 };
 
-/* The container type alone: typedef struct name name. */
-#define TIMER_WHEEL_DEFINE_TYPE(name) typedef struct name { struct timer_wheel wheel; } name;
-
-#endif /* TIMER_WHEEL_TYPES_H */
-
-/* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_WHEEL_H)
-#define TIMER_WHEEL_H
-
-#include <assert.h>
-#include <errno.h>
-#include <stddef.h>
-#include <stdbool.h>
+TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
+TIMER_STATIC_CHECK_(timer_wheel_layout_check_, sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
+                    offsetof(timer_wheel_layout_, wheel.count) == offsetof(struct timer_wheel, count) &&
+                    offsetof(timer_wheel_layout_, wheel.occupied) == offsetof(struct timer_wheel, occupied) &&
+                    offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -2858,21 +2945,23 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
 /* In the order of the lists: the slots level by level, the overdue list,
  * the runs. The earliest item is located first, as next_expiry would, so
  * that a next_expiry or first called by fn (both const) finds it in place
- * and moves nothing under the walk. */
-TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *w, void (*fn)(struct timer_wheel_node *, void *), void *arg)
+ * and moves nothing under the walk. Until fn returns non-zero. */
+TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *w, int (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
     size_t i = 0;
+    int r;
     (void)timer_wheel_next_expiry(w);
     while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
         const struct tlist *head = &w->slot[i];
         struct tlist *pos, *next;
         for (pos = head->next; pos != head; pos = next) {
             next = pos->next;
-            fn(timer_wheel_node_of_(pos), arg);
+            if ((r = fn(timer_wheel_node_of_(pos), arg)) != 0)
+                return r;
         }
         i++;
     }
-    return w->count;
+    return 0;
 }
 
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
@@ -3018,4 +3107,4 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_WHEEL_H */
+#endif /* TIMER_WHEEL_H_FUNCTIONS */

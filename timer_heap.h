@@ -101,12 +101,11 @@
  * is this header's), fails to compile; the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_HEAP_TYPES_H
-#define TIMER_HEAP_TYPES_H
+#include "list.h"   /* first: it stops a header of another version */
 
-#include <stdint.h>
-#include "list.h"
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_heap_types.h) */
+#ifndef TIMER_HEAP_H_TYPES
+#define TIMER_HEAP_H_TYPES
 
 /* The states (compare timer_set.h and timer_wheel.h):
  *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
@@ -128,33 +127,40 @@ struct timer_heap_node {
     int64_t expire;
 };
 
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_heap (below, with the functions) without its name (the
+ * array pointer as a node pointer: every struct pointer has one
+ * representation). */
+#define TIMER_HEAP_DEFINE_TYPE(name) \
+    typedef struct name { struct { struct timer_heap_node *a; size_t count, cap, reserved; uint64_t seq; int64_t now; } heap; } name;
+
+#endif /* TIMER_HEAP_H_TYPES */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_HEAP_H_FUNCTIONS)
+#define TIMER_HEAP_H_FUNCTIONS
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+
 struct timer_heap_entry {
     int64_t expire;
     struct timer_heap_node *node;
 };
 
-struct timer_heap {
+struct TIMER_MAY_ALIAS_ timer_heap {
     struct timer_heap_entry *a;
     size_t count, cap;
     size_t reserved;        /* reserve()'s floor for the capacity */
     uint64_t seq;           /* arrivals so far: the next one gets seq + 1 */
     int64_t now;
 };
-
-/* The container type alone: typedef struct name name. */
-#define TIMER_HEAP_DEFINE_TYPE(name) typedef struct name { struct timer_heap heap; } name;
-
-#endif /* TIMER_HEAP_TYPES_H */
-
-/* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_HEAP_H)
-#define TIMER_HEAP_H
-
-#include <assert.h>
-#include <errno.h>
-#include <stddef.h>
-#include <stdbool.h>
-#include "list.h"
+TIMER_HEAP_DEFINE_TYPE(timer_heap_layout_)
+TIMER_STATIC_CHECK_(timer_heap_layout_check_, sizeof(timer_heap_layout_) == sizeof(struct timer_heap) &&
+                    offsetof(timer_heap_layout_, heap.reserved) == offsetof(struct timer_heap, reserved) &&
+                    offsetof(timer_heap_layout_, heap.now) == offsetof(struct timer_heap, now))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -447,7 +453,7 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         return true;
     }
     if (!timer_heap_holds_(h, n)) {
-        assert(!"timer_heap_remove: the item is pending in another heap, not this one");
+        assert(0 && "timer_heap_remove: the item is pending in another heap, not this one");
         return false;
     }
     timer_heap_delete_(h, n->u.heap.pos - 1);
@@ -472,7 +478,7 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     /* Pending: change the key in place and sift whichever way it moved;
      * no allocation. A reschedule is a new arrival. */
     if (!timer_heap_holds_(h, n)) {
-        assert(!"timer_heap_reschedule: the item is pending in another heap, not this one");
+        assert(0 && "timer_heap_reschedule: the item is pending in another heap, not this one");
         return -EINVAL;
     }
     i = n->u.heap.pos - 1;
@@ -528,13 +534,15 @@ TIMER_INLINE_ struct timer_heap_node *timer_heap_first(const struct timer_heap *
     return h->count ? h->a[0].node : NULL;
 }
 
-/* In array order. */
-TIMER_INLINE_ size_t timer_heap_visit(const struct timer_heap *h, void (*fn)(struct timer_heap_node *, void *), void *arg)
+/* In array order, until fn returns non-zero. */
+TIMER_INLINE_ int timer_heap_visit(const struct timer_heap *h, int (*fn)(struct timer_heap_node *, void *), void *arg)
 {
     size_t i;
+    int r;
     for (i = 0; i < h->count; i++)
-        fn(h->a[i].node, arg);
-    return h->count;
+        if ((r = fn(h->a[i].node, arg)) != 0)
+            return r;
+    return 0;
 }
 
 /* Room for n pending items, kept until destroy (or a smaller reserve):
@@ -616,4 +624,4 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_HEAP_H */
+#endif /* TIMER_HEAP_H_FUNCTIONS */

@@ -75,12 +75,11 @@
  * to compile; the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_SET_TYPES_H
-#define TIMER_SET_TYPES_H
+#include "list.h"   /* first: it stops a header of another version */
 
-#include <stdint.h>
-#include "list.h"
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_set_types.h) */
+#ifndef TIMER_SET_H_TYPES
+#define TIMER_SET_H_TYPES
 
 /* The states (compare timer_heap.h and timer_wheel.h):
  *   idle     parent == 0 and link.next == NULL: a zeroed node
@@ -97,27 +96,32 @@ struct timer_set_node {
     int64_t expire;
 };
 
-struct timer_set {
-    struct timer_set_node *root;
-    struct timer_set_node *first, *last;    /* earliest and latest, NULL when empty */
-    size_t count;
-    int64_t now;
-};
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_set (below, with the functions) without its name. */
+#define TIMER_SET_DEFINE_TYPE(name) \
+    typedef struct name { struct { struct timer_set_node *root, *first, *last; size_t count; int64_t now; } set; } name;
 
-/* The container type alone: typedef struct name name. */
-#define TIMER_SET_DEFINE_TYPE(name) typedef struct name { struct timer_set set; } name;
-
-#endif /* TIMER_SET_TYPES_H */
+#endif /* TIMER_SET_H_TYPES */
 
 /* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_SET_H)
-#define TIMER_SET_H
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_SET_H_FUNCTIONS)
+#define TIMER_SET_H_FUNCTIONS
 
 #include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdbool.h>
-#include "list.h"
+
+struct TIMER_MAY_ALIAS_ timer_set {
+    struct timer_set_node *root;
+    struct timer_set_node *first, *last;    /* earliest and latest, NULL when empty */
+    size_t count;
+    int64_t now;
+};
+TIMER_SET_DEFINE_TYPE(timer_set_layout_)
+TIMER_STATIC_CHECK_(timer_set_layout_check_, sizeof(timer_set_layout_) == sizeof(struct timer_set) &&
+                    offsetof(timer_set_layout_, set.count) == offsetof(struct timer_set, count) &&
+                    offsetof(timer_set_layout_, set.now) == offsetof(struct timer_set, now))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -472,10 +476,11 @@ TIMER_INLINE_ struct timer_set_node *timer_set_first(const struct timer_set *s)
 
 /* In pop order: from the earliest, each node's successor (the leftmost of
  * its later subtree, or the first ancestor it is earlier than), taken
- * before fn runs; O(n) in all, no stack. */
-TIMER_INLINE_ size_t timer_set_visit(const struct timer_set *s, void (*fn)(struct timer_set_node *, void *), void *arg)
+ * before fn runs, until fn returns non-zero; O(n) in all, no stack. */
+TIMER_INLINE_ int timer_set_visit(const struct timer_set *s, int (*fn)(struct timer_set_node *, void *), void *arg)
 {
     struct timer_set_node *n = s->first, *next, *p;
+    int r;
     while (n != NULL) {
         if ((next = n->u.child[1]) != NULL) {
             while (next->u.child[0] != NULL)
@@ -485,10 +490,11 @@ TIMER_INLINE_ size_t timer_set_visit(const struct timer_set *s, void (*fn)(struc
                 ;
             next = p;
         }
-        fn(n, arg);
+        if ((r = fn(n, arg)) != 0)
+            return r;
         n = next;
     }
-    return s->count;
+    return 0;
 }
 
 /* The set never allocates: room for any number of items is always there. */
@@ -616,4 +622,4 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_SET_H */
+#endif /* TIMER_SET_H_FUNCTIONS */

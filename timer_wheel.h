@@ -141,21 +141,11 @@
  * the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_WHEEL_TYPES_H
-#define TIMER_WHEEL_TYPES_H
+#include "list.h"   /* first: it stops a header of another version */
 
-#include <stdint.h>
-#include "list.h"
-
-#define TIMER_WHEEL_BITS 6
-#define TIMER_WHEEL_SLOTS 64
-#define TIMER_WHEEL_LEVELS 11
-/* List heads after the 704 wheel slots: the overdue list, then the run of
- * each level 1 .. 10 (at TIMER_WHEEL_OVERDUE + level). The overdue list and
- * the runs share one bitmap word. */
-#define TIMER_WHEEL_OVERDUE (TIMER_WHEEL_LEVELS * TIMER_WHEEL_SLOTS)
-#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_OVERDUE + TIMER_WHEEL_LEVELS)
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_wheel_types.h) */
+#ifndef TIMER_WHEEL_H_TYPES
+#define TIMER_WHEEL_H_TYPES
 
 /* The states (compare timer_set.h and timer_heap.h):
  *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
@@ -167,7 +157,37 @@ struct timer_wheel_node {
     int64_t expire;
 };
 
-struct timer_wheel {
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_wheel (below, with the functions) without its name or
+ * its macros; the functions' part checks that the two agree. */
+#define TIMER_WHEEL_DEFINE_TYPE(name)                                                          \
+    typedef struct name {                                       \
+        struct { int64_t now; uint64_t limit; int64_t base; size_t count; int64_t run_low[10]; \
+                 uint64_t occupied[12]; struct tlist slot[715]; } wheel;                        \
+    } name;
+
+#endif /* TIMER_WHEEL_H_TYPES */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_WHEEL_H_FUNCTIONS)
+#define TIMER_WHEEL_H_FUNCTIONS
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "bitmap.h"
+
+#define TIMER_WHEEL_BITS 6
+#define TIMER_WHEEL_SLOTS 64
+#define TIMER_WHEEL_LEVELS 11
+/* List heads after the 704 wheel slots: the overdue list, then the run of
+ * each level 1 .. 10 (at TIMER_WHEEL_OVERDUE + level). The overdue list and
+ * the runs share one bitmap word. */
+#define TIMER_WHEEL_OVERDUE (TIMER_WHEEL_LEVELS * TIMER_WHEEL_SLOTS)
+#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_OVERDUE + TIMER_WHEEL_LEVELS)
+
+struct TIMER_MAY_ALIAS_ timer_wheel {
     int64_t now;            /* the clock: every slot item is later than it */
     /* A lower bound of every occupied slot's start (UINT64_MAX: no slot),
      * and always later than the clock. So a pop at a time before it, with
@@ -199,21 +219,11 @@ struct timer_wheel {
     struct tlist slot[TIMER_WHEEL_NSLOTS];
 };
 
-/* The container type alone: typedef struct name name. */
-#define TIMER_WHEEL_DEFINE_TYPE(name) typedef struct name { struct timer_wheel wheel; } name;
-
-#endif /* TIMER_WHEEL_TYPES_H */
-
-/* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_WHEEL_H)
-#define TIMER_WHEEL_H
-
-#include <assert.h>
-#include <errno.h>
-#include <stddef.h>
-#include <stdbool.h>
-#include "list.h"
-#include "bitmap.h"
+TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
+TIMER_STATIC_CHECK_(timer_wheel_layout_check_, sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
+                    offsetof(timer_wheel_layout_, wheel.count) == offsetof(struct timer_wheel, count) &&
+                    offsetof(timer_wheel_layout_, wheel.occupied) == offsetof(struct timer_wheel, occupied) &&
+                    offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -969,21 +979,23 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
 /* In the order of the lists: the slots level by level, the overdue list,
  * the runs. The earliest item is located first, as next_expiry would, so
  * that a next_expiry or first called by fn (both const) finds it in place
- * and moves nothing under the walk. */
-TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *w, void (*fn)(struct timer_wheel_node *, void *), void *arg)
+ * and moves nothing under the walk. Until fn returns non-zero. */
+TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *w, int (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
     size_t i = 0;
+    int r;
     (void)timer_wheel_next_expiry(w);
     while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
         const struct tlist *head = &w->slot[i];
         struct tlist *pos, *next;
         for (pos = head->next; pos != head; pos = next) {
             next = pos->next;
-            fn(timer_wheel_node_of_(pos), arg);
+            if ((r = fn(timer_wheel_node_of_(pos), arg)) != 0)
+                return r;
         }
         i++;
     }
-    return w->count;
+    return 0;
 }
 
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
@@ -1129,4 +1141,4 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_WHEEL_H */
+#endif /* TIMER_WHEEL_H_FUNCTIONS */

@@ -193,6 +193,8 @@ make-install)
     for f in include/timer_containers/list.h include/timer_containers/bitmap.h \
         include/timer_containers/timer_set.h include/timer_containers/timer_heap.h \
         include/timer_containers/timer_wheel.h include/timer_containers/timer_containers.h \
+        include/timer_containers/timer_set_types.h include/timer_containers/timer_heap_types.h \
+        include/timer_containers/timer_wheel_types.h \
         share/pkgconfig/timer-containers.pc \
         share/cmake/timer_containers/timer_containersConfig.cmake \
         share/cmake/timer_containers/timer_containersConfigVersion.cmake; do

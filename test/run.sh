@@ -190,6 +190,14 @@ registry() {
     t types-only.own-bool           test  -  build_run types/types_bool "$CC" $C99 -O2 types_bool.c
     t types-only.macros             test  -  types_macros "$CC"
 
+    # v2.2: two versions in one translation unit stop at the second's first
+    # line, naming both (a copy of the headers faked to another version by
+    # pkg/set_version.sh, the way a release bumps it).
+    t version-clash.gcc             test  -  version_clash gcc
+    needs version-clash.clang "clang not installed" have clang
+    t version-clash.clang           test  -  version_clash clang
+    needs -
+
     # timer_containers.h, the five headers in one file: the committed copy is
     # what make single-header makes of the headers now, and through it alone
     # every DEFINE form compiles and the types-only pair works, as C and C++.
@@ -340,7 +348,8 @@ strict_all() {
 # stands for all five, so it reads no other header of ours (-MM lists the
 # headers read, less the system's).
 self_contained() {
-    for h in list bitmap timer_set timer_heap timer_wheel timer_containers; do
+    for h in list bitmap timer_set timer_heap timer_wheel timer_set_types timer_heap_types timer_wheel_types \
+        timer_containers; do
         echo "#include \"$h.h\"" | $1 $C99 -x c -c -o /dev/null - || return 1
     done
     sc_read=$(echo '#include "timer_containers.h"' | $1 $C99 -x c -MM - | tr ' \\' '\n\n' | grep '\.h$')
@@ -409,6 +418,49 @@ typedef struct timer { struct timer_set_node ts; struct timer_heap_node th; stru
     done
 }
 
+# version_clash COMPILER: a copy of the headers (and its single file) set
+# to another version by pkg/set_version.sh, included before or after ours,
+# in the split form or the single file: compiling stops, and the first error
+# is at the second copy's list.h (or single file) and names both versions.
+# The same version twice (another copy, unchanged) compiles.
+version_clash() {
+    vc_dir=$B/version-clash/$1
+    rm -rf "$vc_dir" && mkdir -p "$vc_dir/other" "$vc_dir/same" || return 1
+    vc_ours=$(sed -n 's/^#define TIMER_VERSION "\(.*\)"$/\1/p' ../list.h)
+    vc_other=9.8.7
+    mkdir -p "$vc_dir/other/pkg" && cp ../pkg/single_header.sh "$vc_dir/other/pkg/" &&
+        cp ../*.h ../meson.build "$vc_dir/other/" && cp ../*.h "$vc_dir/same/" &&
+        sh ../pkg/set_version.sh "$vc_other" "$vc_dir/other" &&
+        sh "$vc_dir/other/pkg/single_header.sh" "$vc_dir/other/timer_containers.h" || return 1
+    for vc_case in "other/timer_wheel.h|$PWD/../timer_heap.h|$vc_ours (this header) and $vc_other" \
+        "$PWD/../timer_set.h|other/timer_wheel_types.h|$vc_other (this header) and $vc_ours" \
+        "other/timer_containers.h|$PWD/../timer_containers.h|$vc_ours (this header) and $vc_other" \
+        "$PWD/../timer_containers.h|other/list.h|$vc_other (this header) and $vc_ours"; do
+        vc_first=${vc_case%%|*}
+        vc_rest=${vc_case#*|}
+        vc_second=${vc_rest%%|*}
+        vc_want=${vc_rest#*|}
+        printf '#include "%s"\n#include "%s"\nint main(void) { return 0; }\n' "$vc_first" "$vc_second" >"$vc_dir/case.c"
+        if $1 -std=c99 -Wall -Wextra -Wpedantic -I"$vc_dir" -c -o /dev/null "$vc_dir/case.c" >"$vc_dir/out.txt" 2>&1; then
+            echo "$vc_first then $vc_second compiled"
+            return 1
+        fi
+        vc_error=$(grep -m1 'error:' "$vc_dir/out.txt")
+        echo "$vc_first then $vc_second: $vc_error"
+        case $vc_error in
+        *"version $vc_want (included before) in one translation unit"*) ;;
+        *) echo "  the first error does not name both versions ($vc_want)"; return 1 ;;
+        esac
+        case $vc_error in
+        */list.h:* | */timer_containers.h:*) ;;
+        *) echo "  the first error is not in the second copy's first header"; return 1 ;;
+        esac
+    done
+    printf '#include "same/timer_wheel.h"\n#include "%s/../timer_containers.h"\n#include "same/timer_set_types.h"\nint main(void) { return 0; }\n' \
+        "$PWD" >"$vc_dir/same.c"
+    $1 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -c -o /dev/null "$vc_dir/same.c"
+}
+
 # headers.c instantiates every DEFINE form and calls nothing.
 unused() {
     $1 $C99 -Wunused-function -c -o /dev/null headers.c
@@ -464,23 +516,33 @@ expect_abort() {
     grep -qF -- "$ea_msg" "$T_OUT.abort" || { echo "expect_abort: no \"$ea_msg\" in the output"; return 1; }
 }
 
-# Types-only mode defines no macro without the library's prefixes (v2.1):
-# the macros of the types-only headers (the five, and the single file), less
-# those of <stddef.h> and <stdint.h> (which they may include), must all
-# start with TIMER_, TBITMAP_ or TLIST_.
+# The types for a public header define no macro but these (v2.1: none
+# without the library's prefixes; v2.2: none a public header does not use):
+# the version, the include guards of the types, and DEFINE_TYPE of each
+# kind included. timer_KIND_types.h defines exactly its kind's; the
+# TIMER_TYPES_ONLY pass of the headers, and of the single file, no other.
 types_macros() {
     mkdir -p "$B/types" &&
         printf '#include <stddef.h>\n#include <stdint.h>\n' | $1 -std=c99 -dM -E -x c - | sort >"$B/types/base.txt" ||
         return 1
-    for tm_inc in '#include "list.h"\n#include "timer_set.h"\n#include "timer_heap.h"\n#include "timer_wheel.h"' \
-        '#include "timer_containers.h"'; do
-        printf "#define TIMER_TYPES_ONLY\\n$tm_inc\\n" | $1 -std=c99 -I.. -dM -E -x c - | sort >"$B/types/types.txt" ||
-            return 1
-        printf '== %s: the macros it adds\n' "$tm_inc"
-        comm -13 "$B/types/base.txt" "$B/types/types.txt"
-        tm_bad=$(comm -13 "$B/types/base.txt" "$B/types/types.txt" | awk '{ sub(/\(.*/, "", $2); print $2 }' |
-            grep -v -e '^TIMER_' -e '^TBITMAP_' -e '^TLIST_')
-        [ -z "$tm_bad" ] || { echo "types-only mode defines unprefixed macros: $tm_bad"; return 1; }
+    tm_common="TIMER_VERSION TIMER_VERSION_MAJOR TIMER_VERSION_MINOR TIMER_VERSION_PATCH TIMER_LIST_H_TYPES"
+    for tm_case in 'set|#include "timer_set_types.h"' 'heap|#include "timer_heap_types.h"' \
+        'wheel|#include "timer_wheel_types.h"' \
+        'set heap wheel|#define TIMER_TYPES_ONLY\n#include "list.h"\n#include "timer_set.h"\n#include "timer_heap.h"\n#include "timer_wheel.h"' \
+        'set heap wheel|#define TIMER_TYPES_ONLY\n#include "timer_containers.h"'; do
+        tm_kinds=${tm_case%%|*}
+        tm_inc=${tm_case#*|}
+        tm_want=$tm_common
+        case $tm_inc in *TIMER_TYPES_ONLY*) tm_want="$tm_want TIMER_TYPES_ONLY" ;; esac
+        for tm_k in $tm_kinds; do
+            tm_K=$(upper "$tm_k")
+            tm_want="$tm_want TIMER_${tm_K}_H_TYPES TIMER_${tm_K}_DEFINE_TYPE"
+        done
+        printf "$tm_inc\\n" | $1 -std=c99 -I.. -dM -E -x c - | sort >"$B/types/types.txt" || return 1
+        tm_got=$(comm -13 "$B/types/base.txt" "$B/types/types.txt" | awk '{ sub(/\(.*/, "", $2); print $2 }' | sort)
+        tm_want=$(printf '%s\n' $tm_want | sort)
+        printf '== %s: the macros it adds\n%s\n' "$tm_inc" "$tm_got"
+        [ "$tm_got" = "$tm_want" ] || { echo "want exactly:" $tm_want; return 1; }
     done
 }
 
