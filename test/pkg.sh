@@ -3,7 +3,10 @@
 # install it (into a fresh prefix under WORKDIR, never elsewhere) or add it
 # as a subproject, then build AND run the consumer programs of test/pkg/,
 # which check exact pop results and that TIMER_VERSION is the package's
-# (consumer.c twice: through the headers and through timer_containers.h).
+# (consumer.c twice: through the headers and through timer_containers.h),
+# and an application with a list.h, a struct timer_heap and a
+# TIMER_TYPES_ONLY of its own (app.c, lib.c, own/list.h), its include
+# directory before the library's and after it (v2.2).
 #
 #   make-install      make install PREFIX=...; cc -I<prefix>/include; and with
 #                     DESTDIR, the files land under it, the .pc names PREFIX
@@ -11,11 +14,11 @@
 #   find_package      cmake --install; find_package(timer_containers X.Y
 #                     REQUIRED) and the versions it must refuse; and again
 #                     after the prefix is moved (the package is relocatable)
-#   add_subdirectory  add_subdirectory(<checkout>): <timer_containers/...>
-#                     and "timer_wheel.h"; installs nothing of ours
+#   add_subdirectory  add_subdirectory(<checkout>): <timer_containers/...>;
+#                     installs nothing of ours
 #   fetchcontent      FetchContent from a file:// tarball of the checkout
-#   meson             a subproject via dependency(... fallback:), both
-#                     include forms; meson install = make install, file for file
+#   meson             a subproject via dependency(... fallback:);
+#                     meson install = make install, file for file
 #   layout            cmake --install = make install (names, modes, bytes),
 #                     also with --prefix at install time and another
 #                     include directory; make uninstall leaves nothing
@@ -165,6 +168,16 @@ cc_consumer() {
         "$CONSUMER/consumer.c" | tr ' \\' '\n\n' | grep -E 'timer_(wheel|containers)\.h$')
 }
 
+# cc_own PREFIX-CFLAGS...: build app.c and lib.c with the application's
+# own include directory before the library's flags (own_before) and after
+# them (own_after), and run both.
+cc_own() {
+    run "$CC" $WARN -I"$CONSUMER/own" "$@" "$CONSUMER/app.c" "$CONSUMER/lib.c" -o "$W/own_before"
+    run "$CC" $WARN "$@" -I"$CONSUMER/own" "$CONSUMER/app.c" "$CONSUMER/lib.c" -o "$W/own_after"
+    exec_ok "$W/own_before"
+    exec_ok "$W/own_after"
+}
+
 # tree DIR: every file and directory under DIR with its mode, sorted.
 tree() {
     (cd "$1" && find . -printf '%M %p\n' | sort -k 2)
@@ -204,6 +217,7 @@ make-install)
     exec_ok "$W/consumer"
     cc_consumer "$W/consumer_single" "$VERSION" -I"$PREFIX/include" -DUSE_SINGLE_HEADER
     exec_ok "$W/consumer_single"
+    cc_own -I"$PREFIX/include"
     # Staged: files under DESTDIR, nothing of DESTDIR in the files.
     run make -C "$ROOT" install PREFIX=/opt/timer-containers DESTDIR="$W/stage"
     [ -f "$W/stage/opt/timer-containers/include/timer_containers/timer_wheel.h" ] ||
@@ -236,6 +250,8 @@ pkg-config)
     # shellcheck disable=SC2086 # cflags are words
     cc_consumer "$W/consumer_single" "$pc_version" $cflags -DUSE_SINGLE_HEADER
     exec_ok "$W/consumer_single"
+    # shellcheck disable=SC2086 # cflags are words
+    cc_own $cflags
     ;;
 
 find_package)
@@ -254,6 +270,8 @@ find_package)
         from_dir "$p/include/timer_containers" $(ninja_headers)
         exec_ok "$BUILD/consumer"
         exec_ok "$BUILD/consumer_single"
+        exec_ok "$BUILD/own_before"
+        exec_ok "$BUILD/own_after"
         [ "$p" = "$PREFIX" ] && run mv "$PREFIX" "$W/moved"
     done
     ;;
@@ -270,7 +288,8 @@ add_subdirectory)
     from_dir "$W" $(ninja_headers)
     exec_ok "$BUILD/consumer"
     exec_ok "$BUILD/consumer_single"
-    exec_ok "$BUILD/quote"
+    exec_ok "$BUILD/own_before"
+    exec_ok "$BUILD/own_after"
     run cmake --install "$BUILD" --prefix "$W/parent-prefix"
     [ -z "$(find "$W/parent-prefix" -type f 2>/dev/null)" ] ||
         fail "installing the parent project installed timer_containers' files too"
@@ -290,7 +309,8 @@ fetchcontent)
     from_dir "$BUILD/_deps" $(ninja_headers)
     exec_ok "$BUILD/consumer"
     exec_ok "$BUILD/consumer_single"
-    exec_ok "$BUILD/quote"
+    exec_ok "$BUILD/own_before"
+    exec_ok "$BUILD/own_after"
     ;;
 
 meson)
@@ -298,7 +318,8 @@ meson)
     need ninja ninja-build
     P=$W/project
     mkdir -p "$P/subprojects" || fail "mkdir $P"
-    run cp "$CONSUMER/meson.build" "$CONSUMER/consumer.c" "$CONSUMER/quote.c" "$P/"
+    run cp -R "$CONSUMER/meson.build" "$CONSUMER/consumer.c" "$CONSUMER/app.c" "$CONSUMER/lib.c" \
+        "$CONSUMER/lib_api.h" "$CONSUMER/own" "$P/"
     snapshot "$P/subprojects/timer_containers"
     BUILD=$W/build
     # No timer-containers from the system: the subproject must provide it.
@@ -308,7 +329,8 @@ meson)
     from_dir "$W" $(ninja_headers)
     exec_ok "$BUILD/consumer"
     exec_ok "$BUILD/consumer_single"
-    exec_ok "$BUILD/quote"
+    exec_ok "$BUILD/own_before"
+    exec_ok "$BUILD/own_after"
     # meson install of the library itself = make install.
     run meson setup "$W/lib" "$P/subprojects/timer_containers" --prefix=/opt/timer-containers
     run meson install -C "$W/lib" --destdir "$W/meson-stage"
