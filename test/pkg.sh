@@ -8,17 +8,19 @@
 # TIMER_TYPES_ONLY of its own (app.c, lib.c, own/list.h), its include
 # directory before the library's and after it (v2.2).
 #
-#   make-install      make install PREFIX=...; cc -I<prefix>/include; and with
-#                     DESTDIR, the files land under it, the .pc names PREFIX
+#   make-install      make install PREFIX=...; cc -I<prefix>/include; man 3
+#                     timer_wheel there; and with DESTDIR, the files land
+#                     under it, the .pc names PREFIX
 #   pkg-config        the installed .pc: module, version, flags; build with them
-#   find_package      cmake --install; find_package(timer_containers X.Y
+#   find_package      cmake --install (man 3 timer_wheel there); find_package(timer_containers X.Y
 #                     REQUIRED) and the versions it must refuse; and again
 #                     after the prefix is moved (the package is relocatable)
 #   add_subdirectory  add_subdirectory(<checkout>): <timer_containers/...>;
 #                     installs nothing of ours
 #   fetchcontent      FetchContent from a file:// tarball of the checkout
 #   meson             a subproject via dependency(... fallback:);
-#                     meson install = make install, file for file
+#                     meson install = make install, file for file; man
+#                     3 timer_wheel there
 #   layout            cmake --install = make install (names, modes, bytes),
 #                     also with --prefix at install time and another
 #                     include directory; make uninstall leaves nothing
@@ -178,6 +180,23 @@ cc_own() {
     exec_ok "$W/own_after"
 }
 
+# man_ok MANDIR: man finds each page there (man 3 timer_wheel, ...) and
+# renders it without a warning (v2.2).
+man_ok() {
+    need man man-db
+    for mo_page in timer_wheel timer_heap timer_set tlist; do
+        echo "+ man -M $1 3 $mo_page"
+        mo_out=$(LC_ALL=C.UTF-8 MANWIDTH=80 MANPAGER=cat man --warnings -M "$1" 3 "$mo_page" 2>"$W/man.err") ||
+            fail "man -M $1 3 $mo_page failed: $(cat "$W/man.err")"
+        [ ! -s "$W/man.err" ] || fail "man -M $1 3 $mo_page warned: $(cat "$W/man.err")"
+        case $mo_out in
+        *"$(echo "$mo_page" | tr 'a-z' 'A-Z')(3)"*) ;;
+        *) fail "man -M $1 3 $mo_page did not show the page" ;;
+        esac
+    done
+    echo "  (man 3 timer_wheel, timer_heap, timer_set and tlist work from $1)"
+}
+
 # tree DIR: every file and directory under DIR with its mode, sorted.
 tree() {
     (cd "$1" && find . -printf '%M %p\n' | sort -k 2)
@@ -210,9 +229,12 @@ make-install)
         include/timer_containers/timer_wheel_types.h \
         share/pkgconfig/timer-containers.pc \
         share/cmake/timer_containers/timer_containersConfig.cmake \
-        share/cmake/timer_containers/timer_containersConfigVersion.cmake; do
+        share/cmake/timer_containers/timer_containersConfigVersion.cmake \
+        share/man/man3/timer_wheel.3 share/man/man3/timer_heap.3 share/man/man3/timer_set.3 \
+        share/man/man3/tlist.3; do
         [ -f "$PREFIX/$f" ] || fail "make install did not install $f"
     done
+    man_ok "$PREFIX/share/man"
     cc_consumer "$W/consumer" "$VERSION" -I"$PREFIX/include"
     exec_ok "$W/consumer"
     cc_consumer "$W/consumer_single" "$VERSION" -I"$PREFIX/include" -DUSE_SINGLE_HEADER
@@ -260,6 +282,7 @@ find_package)
     PREFIX=$W/prefix
     run cmake -G Ninja -S "$ROOT" -B "$W/lib" -DCMAKE_INSTALL_PREFIX="$PREFIX"
     run cmake --install "$W/lib"
+    man_ok "$PREFIX/share/man"
     for p in "$PREFIX" "$W/moved"; do
         BUILD=$W/build-$(basename "$p")
         run cmake -G Ninja -S "$CONSUMER" -B "$BUILD" -DTC_MODE=find_package \
@@ -334,6 +357,7 @@ meson)
     # meson install of the library itself = make install.
     run meson setup "$W/lib" "$P/subprojects/timer_containers" --prefix=/opt/timer-containers
     run meson install -C "$W/lib" --destdir "$W/meson-stage"
+    man_ok "$W/meson-stage/opt/timer-containers/share/man"
     run make -C "$ROOT" install PREFIX=/opt/timer-containers DESTDIR="$W/make-stage"
     same_tree "$W/make-stage" "$W/meson-stage" "make install and meson install"
     ;;

@@ -198,6 +198,13 @@ registry() {
     t version-clash.clang           test  -  version_clash clang
     needs -
 
+    # The man pages (man/*.3, v2.2): each renders without a warning, names
+    # every generated function and macro of its header, and its example
+    # compiles (C99, warnings are errors) and runs.
+    needs man-pages "man (man-db) or groff not installed (Debian: man-db, in .ci/packages)" have man
+    t man-pages                     test  -  man_pages
+    needs -
+
     # timer_containers.h, the five headers in one file: the committed copy is
     # what make single-header makes of the headers now, and through it alone
     # every DEFINE form compiles and the types-only pair works, as C and C++.
@@ -459,6 +466,45 @@ version_clash() {
     printf '#include "same/timer_wheel.h"\n#include "%s/../timer_containers.h"\n#include "same/timer_set_types.h"\nint main(void) { return 0; }\n' \
         "$PWD" >"$vc_dir/same.c"
     $1 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -c -o /dev/null "$vc_dir/same.c"
+}
+
+# man_pages: every page under ../man renders with man -l and no warning
+# (groff -ww); timer_KIND.3 names every function TIMER_DEFINE_WRAPPERS_
+# generates (NAME_fn, its internal ones ending in _ aside) and the kind's
+# four DEFINE macros; tlist.3 every tlist_ function and macro of list.h;
+# and each page's EXAMPLES section is a program that builds and runs.
+man_pages() {
+    mp_dir=$B/man
+    rm -rf "$mp_dir" && mkdir -p "$mp_dir/inc" || return 1
+    ln -s "$PWD/.." "$mp_dir/inc/timer_containers" || return 1
+    mp_fns=$(sed -n '/^#define TIMER_DEFINE_WRAPPERS_/,/^$/p' ../list.h | grep -o 'name##_[a-z_]*(' |
+        sed -e 's/^name##//' -e 's/($//' | grep -v '_$' | sort -u)
+    mp_tlist=$(grep -o -e '^TIMER_INLINE_ [a-z_ ]*\*\{0,1\}tlist_[a-z_]*(' -e '^#define tlist_[a-z_]*(' ../list.h |
+        grep -o 'tlist_[a-z_]*' | grep -v '_$' | sort -u)
+    [ -n "$mp_fns" ] && [ -n "$mp_tlist" ] || { echo "found no functions in list.h"; return 1; }
+    for mp_page in ../man/*.3; do
+        mp_name=$(basename "$mp_page" .3)
+        LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$mp_page" >"$mp_dir/$mp_name.txt" 2>"$mp_dir/$mp_name.err" ||
+            { cat "$mp_dir/$mp_name.err"; return 1; }
+        [ ! -s "$mp_dir/$mp_name.err" ] || { echo "$mp_page: warnings:"; cat "$mp_dir/$mp_name.err"; return 1; }
+        case $mp_name in
+        tlist) mp_want=$mp_tlist ;;
+        timer_*)
+            mp_K=$(upper "${mp_name#timer_}")
+            mp_want="$(printf 'NAME%s\n' $mp_fns) TIMER_${mp_K}_DEFINE TIMER_${mp_K}_DEFINE_NAMED"
+            mp_want="$mp_want TIMER_${mp_K}_DEFINE_TYPE TIMER_${mp_K}_DEFINE_FUNCTIONS"
+            ;;
+        *) echo "$mp_page: a page of no header"; return 1 ;;
+        esac
+        for mp_w in $mp_want; do
+            grep -qw -- "$mp_w" "$mp_dir/$mp_name.txt" || { echo "$mp_page does not name $mp_w"; return 1; }
+        done
+        awk '/^\.EX$/ { e = 1; next } /^\.EE$/ { e = 0 } e' "$mp_page" | sed -e 's/\\e/\\/g' -e 's/\\-/-/g' \
+            >"$mp_dir/$mp_name.c"
+        [ -s "$mp_dir/$mp_name.c" ] || { echo "$mp_page has no example"; return 1; }
+        build "man/$mp_name" "$CC" $C99 -I"$mp_dir/inc" "$mp_dir/$mp_name.c" && "$B/man/$mp_name" || return 1
+        echo "$mp_page: renders, names all $(echo $mp_want | wc -w) functions and macros, its example runs"
+    done
 }
 
 # headers.c instantiates every DEFINE form and calls nothing.
