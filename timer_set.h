@@ -284,7 +284,8 @@ TIMER_INLINE_ void timer_set_erase_fixup_(struct timer_set *s, struct timer_set_
     while (x != s->root && !timer_set_is_red_(x)) {
         int d = p->u.child[1] == x;         /* x's side; the sibling exists */
         struct timer_set_node *w = p->u.child[!d];
-        if (timer_set_is_red_(w)) {         /* red sibling: rotate it up, sibling turns black */
+        if (!(w->parent & TIMER_SET_BLACK_)) {  /* red sibling (never NULL: is_red_ would tell
+                                                   gcc's -Wnull-dereference it might be) */
             timer_set_paint_(w, TIMER_SET_BLACK_);
             timer_set_paint_(p, 0);
             timer_set_rotate_(s, p, d);

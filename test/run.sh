@@ -106,9 +106,11 @@ registry() {
     # function of every header (lockstep.c, two_tu, types, headers.c) at -O2,
     # where gcc's flow warnings live; each kind's test programs are built
     # there by clang (-Werror, under ASan) and by gcc in make check.
-    t c99.gcc.all-sources.common    test  -  strict_all gcc common -O2 -c -o /dev/null
+    # -Wnull-dereference too (v2.2): users build with it, and gcc's flow
+    # analysis once took the set's always-present sibling for a maybe-NULL.
+    t c99.gcc.all-sources.common    test  -  strict_all gcc common -O2 -Wnull-dereference -c -o /dev/null
     for part in $ALL_KINDS; do
-        t c99.gcc.all-sources.$part check -  strict_all gcc $part -O2 -c -o /dev/null
+        t c99.gcc.all-sources.$part check -  strict_all gcc $part -O2 -Wnull-dereference -c -o /dev/null
     done
 
     # The examples' own tests, with real sockets and threads; each of them
@@ -593,8 +595,9 @@ types_macros() {
 }
 
 # The README's example with no -D (the wheel), -DUSE_HEAP and -DUSE_SET,
-# each as C99 and as C++11 (g++): every program must print exactly the
-# output the README shows.
+# each as C99 and as C++11 (g++, with -Wold-style-cast: the example is what
+# strict C++ users copy): every program must print exactly the output the
+# README shows.
 readme_example() {
     mkdir -p "$B/readme" &&
         awk '/^## Example/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' \
@@ -606,7 +609,7 @@ readme_example() {
         case $re_kind in wheel) re_d= ;; heap) re_d=-DUSE_HEAP ;; set) re_d=-DUSE_SET ;; esac
         echo "README example, $re_kind, C99 and C++11:"
         build readme/example_c_$re_kind "$CC" $C99 $re_d "$B/readme/example.c" &&
-            build readme/example_cxx_$re_kind g++ $CXX11 $re_d -x c++ "$B/readme/example.c" &&
+            build readme/example_cxx_$re_kind g++ $CXX11 -Wold-style-cast $re_d -x c++ "$B/readme/example.c" &&
             "$B/readme/example_c_$re_kind" >"$B/readme/output_c_$re_kind.txt" &&
             diff -u "$B/readme/expected.txt" "$B/readme/output_c_$re_kind.txt" &&
             "$B/readme/example_cxx_$re_kind" >"$B/readme/output_cxx_$re_kind.txt" &&
