@@ -401,6 +401,20 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_NODE_CHECK_(name, type, member, node)
 #endif
 
+/* The short DEFINE, TIMER_KIND_DEFINE(type, member), names its container
+ * type##_kind: that needs a typedef name for type, and not `timer`
+ * (timer_kind is the library's own). For `struct X`, `union X` or `timer`
+ * the typedef it starts with pastes into a negative array whose name, the
+ * first error, names the _NAMED form. */
+#define TIMER_SHORT_DEFINE_(KIND, kind, type, member) \
+    typedef int TIMER_SHORT_##type##_##kind;          \
+    TIMER_##KIND##_DEFINE_NAMED(type##_##kind, type, member)
+#define TIMER_SHORT_struct TIMER_KIND_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_KIND_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_union TIMER_KIND_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_KIND_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_timer_set TIMER_SET_DEFINE_of_type_timer_makes_timer_set_use_TIMER_SET_DEFINE_NAMED[-1]
+#define TIMER_SHORT_timer_heap TIMER_HEAP_DEFINE_of_type_timer_makes_timer_heap_use_TIMER_HEAP_DEFINE_NAMED[-1]
+#define TIMER_SHORT_timer_wheel TIMER_WHEEL_DEFINE_of_type_timer_makes_timer_wheel_use_TIMER_WHEEL_DEFINE_NAMED[-1]
+
 /* The core inside a container NAME: TIMER_*_DEFINE_TYPE declares NAME with
  * a member of the core's layout but no name of the core's (so that a public
  * header that holds a container declares no struct timer_heap, say), and

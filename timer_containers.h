@@ -413,6 +413,20 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_NODE_CHECK_(name, type, member, node)
 #endif
 
+/* The short DEFINE, TIMER_KIND_DEFINE(type, member), names its container
+ * type##_kind: that needs a typedef name for type, and not `timer`
+ * (timer_kind is the library's own). For `struct X`, `union X` or `timer`
+ * the typedef it starts with pastes into a negative array whose name, the
+ * first error, names the _NAMED form. */
+#define TIMER_SHORT_DEFINE_(KIND, kind, type, member) \
+    typedef int TIMER_SHORT_##type##_##kind;          \
+    TIMER_##KIND##_DEFINE_NAMED(type##_##kind, type, member)
+#define TIMER_SHORT_struct TIMER_KIND_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_KIND_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_union TIMER_KIND_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_KIND_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_timer_set TIMER_SET_DEFINE_of_type_timer_makes_timer_set_use_TIMER_SET_DEFINE_NAMED[-1]
+#define TIMER_SHORT_timer_heap TIMER_HEAP_DEFINE_of_type_timer_makes_timer_heap_use_TIMER_HEAP_DEFINE_NAMED[-1]
+#define TIMER_SHORT_timer_wheel TIMER_WHEEL_DEFINE_of_type_timer_makes_timer_wheel_use_TIMER_WHEEL_DEFINE_NAMED[-1]
+
 /* The core inside a container NAME: TIMER_*_DEFINE_TYPE declares NAME with
  * a member of the core's layout but no name of the core's (so that a public
  * header that holds a container declares no struct timer_heap, say), and
@@ -1323,16 +1337,7 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     TIMER_SET_DEFINE_TYPE(name)                    \
     TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
 
-/* The short form names the container type##_set, which needs a typedef
- * name for type, and one that is not `timer` (timer_set is this header's
- * own): for `struct X`, `union X` or `timer` the first error names the
- * _NAMED form. */
-#define TIMER_SET_DEFINE(type, member) \
-    typedef int TIMER_SHORT_SET_##type; \
-    TIMER_SET_DEFINE_NAMED(type##_set, type, member)
-#define TIMER_SHORT_SET_struct TIMER_SET_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_SET_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_SET_union TIMER_SET_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_SET_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_SET_timer TIMER_SET_DEFINE_of_type_timer_makes_timer_set_use_TIMER_SET_DEFINE_NAMED[-1]
+#define TIMER_SET_DEFINE(type, member) TIMER_SHORT_DEFINE_(SET, set, type, member)
 
 TIMER_FUNCTIONS_END_
 
@@ -1951,16 +1956,7 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_TYPE(name)                    \
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
-/* The short form names the container type##_heap, which needs a typedef
- * name for type, and one that is not `timer` (timer_heap is this header's
- * own): for `struct X`, `union X` or `timer` the first error names the
- * _NAMED form. */
-#define TIMER_HEAP_DEFINE(type, member) \
-    typedef int TIMER_SHORT_HEAP_##type; \
-    TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
-#define TIMER_SHORT_HEAP_struct TIMER_HEAP_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_HEAP_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_HEAP_union TIMER_HEAP_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_HEAP_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_HEAP_timer TIMER_HEAP_DEFINE_of_type_timer_makes_timer_heap_use_TIMER_HEAP_DEFINE_NAMED[-1]
+#define TIMER_HEAP_DEFINE(type, member) TIMER_SHORT_DEFINE_(HEAP, heap, type, member)
 
 TIMER_FUNCTIONS_END_
 
@@ -3095,16 +3091,7 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_TYPE(name)                    \
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
-/* The short form names the container type##_wheel, which needs a typedef
- * name for type, and one that is not `timer` (timer_wheel is this header's
- * own): for `struct X`, `union X` or `timer` the first error names the
- * _NAMED form. */
-#define TIMER_WHEEL_DEFINE(type, member) \
-    typedef int TIMER_SHORT_WHEEL_##type; \
-    TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
-#define TIMER_SHORT_WHEEL_struct TIMER_WHEEL_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_WHEEL_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_WHEEL_union TIMER_WHEEL_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_WHEEL_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_WHEEL_timer TIMER_WHEEL_DEFINE_of_type_timer_makes_timer_wheel_use_TIMER_WHEEL_DEFINE_NAMED[-1]
+#define TIMER_WHEEL_DEFINE(type, member) TIMER_SHORT_DEFINE_(WHEEL, wheel, type, member)
 
 TIMER_FUNCTIONS_END_
 

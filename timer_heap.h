@@ -611,16 +611,7 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_TYPE(name)                    \
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
-/* The short form names the container type##_heap, which needs a typedef
- * name for type, and one that is not `timer` (timer_heap is this header's
- * own): for `struct X`, `union X` or `timer` the first error names the
- * _NAMED form. */
-#define TIMER_HEAP_DEFINE(type, member) \
-    typedef int TIMER_SHORT_HEAP_##type; \
-    TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
-#define TIMER_SHORT_HEAP_struct TIMER_HEAP_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_HEAP_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_HEAP_union TIMER_HEAP_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_HEAP_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_HEAP_timer TIMER_HEAP_DEFINE_of_type_timer_makes_timer_heap_use_TIMER_HEAP_DEFINE_NAMED[-1]
+#define TIMER_HEAP_DEFINE(type, member) TIMER_SHORT_DEFINE_(HEAP, heap, type, member)
 
 TIMER_FUNCTIONS_END_
 

@@ -610,16 +610,7 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     TIMER_SET_DEFINE_TYPE(name)                    \
     TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
 
-/* The short form names the container type##_set, which needs a typedef
- * name for type, and one that is not `timer` (timer_set is this header's
- * own): for `struct X`, `union X` or `timer` the first error names the
- * _NAMED form. */
-#define TIMER_SET_DEFINE(type, member) \
-    typedef int TIMER_SHORT_SET_##type; \
-    TIMER_SET_DEFINE_NAMED(type##_set, type, member)
-#define TIMER_SHORT_SET_struct TIMER_SET_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_SET_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_SET_union TIMER_SET_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_SET_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_SET_timer TIMER_SET_DEFINE_of_type_timer_makes_timer_set_use_TIMER_SET_DEFINE_NAMED[-1]
+#define TIMER_SET_DEFINE(type, member) TIMER_SHORT_DEFINE_(SET, set, type, member)
 
 TIMER_FUNCTIONS_END_
 

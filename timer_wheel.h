@@ -1128,16 +1128,7 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_TYPE(name)                    \
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
-/* The short form names the container type##_wheel, which needs a typedef
- * name for type, and one that is not `timer` (timer_wheel is this header's
- * own): for `struct X`, `union X` or `timer` the first error names the
- * _NAMED form. */
-#define TIMER_WHEEL_DEFINE(type, member) \
-    typedef int TIMER_SHORT_WHEEL_##type; \
-    TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
-#define TIMER_SHORT_WHEEL_struct TIMER_WHEEL_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_WHEEL_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_WHEEL_union TIMER_WHEEL_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_WHEEL_DEFINE_NAMED[-1]; typedef int
-#define TIMER_SHORT_WHEEL_timer TIMER_WHEEL_DEFINE_of_type_timer_makes_timer_wheel_use_TIMER_WHEEL_DEFINE_NAMED[-1]
+#define TIMER_WHEEL_DEFINE(type, member) TIMER_SHORT_DEFINE_(WHEEL, wheel, type, member)
 
 TIMER_FUNCTIONS_END_
 

@@ -399,8 +399,8 @@ typedef struct timer { struct timer_set_node ts; struct timer_heap_node th; stru
         for de_case in "TIMER_SET_DEFINE(conn, tw)|struct timer_set_node|timer_set_node" \
             "TIMER_HEAP_DEFINE_NAMED(h, conn, ts)|struct timer_heap_node|timer_heap_node" \
             "TIMER_WHEEL_DEFINE(conn, th)|struct timer_wheel_node|timer_wheel_node" \
-            "TIMER_SET_DEFINE(struct conn, ts)|TIMER_SET_DEFINE_NAMED|TIMER_SET_DEFINE_NAMED" \
-            "TIMER_HEAP_DEFINE(struct conn, th)|TIMER_HEAP_DEFINE_NAMED|TIMER_HEAP_DEFINE_NAMED" \
+            "TIMER_SET_DEFINE(struct conn, ts)|_DEFINE_NAMED|_DEFINE_NAMED" \
+            "TIMER_HEAP_DEFINE(struct conn, th)|_DEFINE_NAMED|_DEFINE_NAMED" \
             "TIMER_WHEEL_DEFINE(timer, tw)|TIMER_WHEEL_DEFINE_NAMED|TIMER_WHEEL_DEFINE_NAMED" \
             "TIMER_SET_DEFINE(timer, ts)|TIMER_SET_DEFINE_NAMED|TIMER_SET_DEFINE_NAMED"; do
             de_define=${de_case%%|*}
