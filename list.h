@@ -33,10 +33,11 @@
  *                                       empty: the body may do anything (the way to
  *                                       handle due items); pos is a struct tlist *
  *   tlist_foreach(pos, head) { ... }    walk without taking links off: the body may
- *                                       unlink, remove, re-arm or free pos itself and
- *                                       remove any later link; taking out a link
- *                                       already walked is not followed (an assert
- *                                       says so where it can tell): use tlist_drain
+ *                                       unlink, remove, reschedule or free pos itself
+ *                                       and remove any later link; where a body took
+ *                                       out the link before pos, the walk cannot go
+ *                                       on: builds with asserts abort naming
+ *                                       tlist_drain, others end the walk
  *   tlist_foreach_safe(pos, tmp, head)  walk; the body may unlink pos (only)
  *
  * Pushing a link that is already in a list corrupts both lists (assert in
@@ -44,21 +45,24 @@
  *
  * What every timer header shares lives here too:
  *   TIMER_NEVER                 INT64_MAX: "no expiry"; see the container headers
- *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("2.1.0")
+ *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("X.Y.Z"); two versions of
+ *                               these headers in one translation unit stop
+ *                               compiling at the second's first line, naming both
  *   TIMER_TYPES_ONLY            defined before including any timer header: only
- *                               the types (nodes, containers, struct tlist) and
- *                               the TIMER_*_DEFINE_TYPE macros, no function, no
- *                               bool and no macro without a TIMER_ or TLIST_
- *                               prefix, so a public header can embed nodes and
- *                               containers; #undef it afterwards if you defined
- *                               it (see README, "Types in a public header")
+ *                               the node types, the TIMER_*_DEFINE_TYPE macros
+ *                               and struct tlist (a node's link), no function,
+ *                               no core struct, no bool and no macro but the
+ *                               version, the guards and DEFINE_TYPE; for a
+ *                               public header, timer_KIND_types.h declares the
+ *                               same for one kind and leaves TIMER_TYPES_ONLY alone
  *   TIMER_DEBUG                 defined before the first timer header of a
  *                               translation unit: every generated call
  *                               that changes a container runs its check() after,
  *                               and remove/reschedule first verify that the item
  *                               is not pending in another container; either
  *                               failure prints "timer_containers: NAME_fn: why"
- *                               to stderr and aborts
+ *                               to stderr and aborts (so does insert of a due
+ *                               item, in any build with asserts)
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
  *                               each container core provides for them
  */

@@ -45,10 +45,11 @@
  *                                       empty: the body may do anything (the way to
  *                                       handle due items); pos is a struct tlist *
  *   tlist_foreach(pos, head) { ... }    walk without taking links off: the body may
- *                                       unlink, remove, re-arm or free pos itself and
- *                                       remove any later link; taking out a link
- *                                       already walked is not followed (an assert
- *                                       says so where it can tell): use tlist_drain
+ *                                       unlink, remove, reschedule or free pos itself
+ *                                       and remove any later link; where a body took
+ *                                       out the link before pos, the walk cannot go
+ *                                       on: builds with asserts abort naming
+ *                                       tlist_drain, others end the walk
  *   tlist_foreach_safe(pos, tmp, head)  walk; the body may unlink pos (only)
  *
  * Pushing a link that is already in a list corrupts both lists (assert in
@@ -56,21 +57,24 @@
  *
  * What every timer header shares lives here too:
  *   TIMER_NEVER                 INT64_MAX: "no expiry"; see the container headers
- *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("2.1.0")
+ *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("X.Y.Z"); two versions of
+ *                               these headers in one translation unit stop
+ *                               compiling at the second's first line, naming both
  *   TIMER_TYPES_ONLY            defined before including any timer header: only
- *                               the types (nodes, containers, struct tlist) and
- *                               the TIMER_*_DEFINE_TYPE macros, no function, no
- *                               bool and no macro without a TIMER_ or TLIST_
- *                               prefix, so a public header can embed nodes and
- *                               containers; #undef it afterwards if you defined
- *                               it (see README, "Types in a public header")
+ *                               the node types, the TIMER_*_DEFINE_TYPE macros
+ *                               and struct tlist (a node's link), no function,
+ *                               no core struct, no bool and no macro but the
+ *                               version, the guards and DEFINE_TYPE; for a
+ *                               public header, timer_KIND_types.h declares the
+ *                               same for one kind and leaves TIMER_TYPES_ONLY alone
  *   TIMER_DEBUG                 defined before the first timer header of a
  *                               translation unit: every generated call
  *                               that changes a container runs its check() after,
  *                               and remove/reschedule first verify that the item
  *                               is not pending in another container; either
  *                               failure prints "timer_containers: NAME_fn: why"
- *                               to stderr and aborts
+ *                               to stderr and aborts (so does insert of a due
+ *                               item, in any build with asserts)
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
  *                               each container core provides for them
  */
@@ -762,6 +766,9 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *                                                fn(item, arg) for each pending item, in
  *                                                pop order; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     0: the set never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -776,8 +783,10 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
- * type, member); with TIMER_TYPES_ONLY defined this header declares only the
- * node, the container and DEFINE_TYPE (see list.h).
+ * type, member). A public header includes timer_set_types.h, which
+ * declares only the node and DEFINE_TYPE (with struct tlist and the
+ * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
+ * defined, this header declares the same (see list.h).
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
@@ -1381,6 +1390,9 @@ TIMER_FUNCTIONS_END_
  *                                                fn(item, arg) for each pending item, in
  *                                                array order; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     room for n pending items: 0 or -ENOMEM
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -1399,8 +1411,10 @@ TIMER_FUNCTIONS_END_
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
- * type, member); with TIMER_TYPES_ONLY defined this header declares only the
- * node, the container and DEFINE_TYPE (see list.h).
+ * type, member). A public header includes timer_heap_types.h, which
+ * declares only the node and DEFINE_TYPE (with struct tlist and the
+ * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
+ * defined, this header declares the same (see list.h).
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither
@@ -2001,6 +2015,9 @@ TIMER_FUNCTIONS_END_
  *                                                fn(item, arg) for each pending item, slot
  *                                                by slot; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     0: the wheel never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -2016,10 +2033,12 @@ TIMER_FUNCTIONS_END_
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
- * TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member). With TIMER_TYPES_ONLY
- * defined, this header declares only the node, the container and
- * DEFINE_TYPE, so a public header can embed both; one .c file then includes
- * it again without TIMER_TYPES_ONLY and expands DEFINE_FUNCTIONS.
+ * TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member). A public header
+ * includes timer_wheel_types.h, which declares only the node and
+ * DEFINE_TYPE (with struct tlist and the version) and leaves
+ * TIMER_TYPES_ONLY alone (with TIMER_TYPES_ONLY defined, this header
+ * declares the same), so it can embed both; one .c file then includes
+ * this header and expands DEFINE_FUNCTIONS.
  *
  * How it works. Time is split into 6-bit groups; with `clock` the wheel's
  * current time, an item lives in level L = the highest group in which its

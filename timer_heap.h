@@ -35,6 +35,9 @@
  *                                                fn(item, arg) for each pending item, in
  *                                                array order; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     room for n pending items: 0 or -ENOMEM
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -53,8 +56,10 @@
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
- * type, member); with TIMER_TYPES_ONLY defined this header declares only the
- * node, the container and DEFINE_TYPE (see list.h).
+ * type, member). A public header includes timer_heap_types.h, which
+ * declares only the node and DEFINE_TYPE (with struct tlist and the
+ * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
+ * defined, this header declares the same (see list.h).
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither

@@ -34,6 +34,9 @@
  *                                                fn(item, arg) for each pending item, in
  *                                                pop order; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     0: the set never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -48,8 +51,10 @@
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
- * type, member); with TIMER_TYPES_ONLY defined this header declares only the
- * node, the container and DEFINE_TYPE (see list.h).
+ * type, member). A public header includes timer_set_types.h, which
+ * declares only the node and DEFINE_TYPE (with struct tlist and the
+ * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
+ * defined, this header declares the same (see list.h).
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and

@@ -36,6 +36,9 @@
  *                                                fn(item, arg) for each pending item, slot
  *                                                by slot; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     0: the wheel never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -51,10 +54,12 @@
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
- * TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member). With TIMER_TYPES_ONLY
- * defined, this header declares only the node, the container and
- * DEFINE_TYPE, so a public header can embed both; one .c file then includes
- * it again without TIMER_TYPES_ONLY and expands DEFINE_FUNCTIONS.
+ * TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member). A public header
+ * includes timer_wheel_types.h, which declares only the node and
+ * DEFINE_TYPE (with struct tlist and the version) and leaves
+ * TIMER_TYPES_ONLY alone (with TIMER_TYPES_ONLY defined, this header
+ * declares the same), so it can embed both; one .c file then includes
+ * this header and expands DEFINE_FUNCTIONS.
  *
  * How it works. Time is split into 6-bit groups; with `clock` the wheel's
  * current time, an item lives in level L = the highest group in which its
