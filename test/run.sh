@@ -409,7 +409,7 @@ typedef struct timer { struct timer_set_node ts; struct timer_heap_node th; stru
             de_want=${de_want%|*}
             [ "$de_std" = c99 ] && de_want=$de_want99
             printf '%s\n%s\n' "$de_pre" "$de_define" >"$de_dir/case.c"
-            if $1 -std=$de_std -Wall -Wextra -Wpedantic -Werror -I.. -c -o /dev/null "$de_dir/case.c" \
+            if $1 -std=$de_std -Wall -Wextra -Wpedantic -Werror -I.. -fsyntax-only "$de_dir/case.c" \
                 >"$de_dir/out.txt" 2>&1; then
                 echo "$1 -std=$de_std: $de_define compiled"
                 return 1
@@ -423,7 +423,7 @@ typedef struct timer { struct timer_set_node ts; struct timer_heap_node th; stru
         done
         printf '%s\nTIMER_SET_DEFINE(conn, ts)\nTIMER_HEAP_DEFINE(conn, th)\nTIMER_WHEEL_DEFINE(conn, tw)\nTIMER_WHEEL_DEFINE_NAMED(tw, timer, tw)\n' \
             "$de_pre" >"$de_dir/good.c"
-        $1 -std=$de_std -Wall -Wextra -Wpedantic -Werror -I.. -c -o /dev/null "$de_dir/good.c" || return 1
+        $1 -std=$de_std -Wall -Wextra -Wpedantic -Werror -I.. -fsyntax-only "$de_dir/good.c" || return 1
     done
 }
 
@@ -450,7 +450,7 @@ version_clash() {
         vc_second=${vc_rest%%|*}
         vc_want=${vc_rest#*|}
         printf '#include "%s"\n#include "%s"\nint main(void) { return 0; }\n' "$vc_first" "$vc_second" >"$vc_dir/case.c"
-        if $1 -std=c99 -Wall -Wextra -Wpedantic -I"$vc_dir" -c -o /dev/null "$vc_dir/case.c" >"$vc_dir/out.txt" 2>&1; then
+        if $1 -std=c99 -Wall -Wextra -Wpedantic -I"$vc_dir" -fsyntax-only "$vc_dir/case.c" >"$vc_dir/out.txt" 2>&1; then
             echo "$vc_first then $vc_second compiled"
             return 1
         fi
@@ -467,7 +467,7 @@ version_clash() {
     done
     printf '#include "same/timer_wheel.h"\n#include "%s/../timer_containers.h"\n#include "same/timer_set_types.h"\nint main(void) { return 0; }\n' \
         "$PWD" >"$vc_dir/same.c"
-    $1 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -c -o /dev/null "$vc_dir/same.c"
+    $1 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -fsyntax-only "$vc_dir/same.c"
 }
 
 # man_pages: every page under ../man renders with man -l and no warning
