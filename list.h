@@ -355,8 +355,8 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_NOT_DUE_(core, n, name)                                                                           \
     do {                                                                                                        \
         if (core##_node_due(n))                                                                                 \
-            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): re-arm it with "   \
-                                         #name "_reschedule, or take each item off the list first (tlist_drain)"); \
+            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): re-arm it with " \
+                        "" #name "_reschedule, or take each item off the list first (tlist_drain)");            \
     } while (0)
 #else
 #define TIMER_NOT_DUE_(core, n, name) ((void)0)
@@ -392,8 +392,8 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_NODE_CHECK_(name, type, member, node)
 #elif (defined(__GNUC__) || defined(__clang__)) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define TIMER_NODE_CHECK_(name, type, member, node)                                               \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(((type *)0)->member), struct node), \
-                   #name ": the member " #member " must be a struct " #node);
+    _Static_assert(__builtin_types_compatible_p(__typeof__(((type *)0)->member), struct node),  \
+                   "" #name ": the member " #member " must be a struct " #node);
 #elif defined(__GNUC__) || defined(__clang__)  /* C99: the array's name is the message */
 #define TIMER_NODE_CHECK_(name, type, member, node) \
     typedef char name##_member_must_be_a_struct_##node \
