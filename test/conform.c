@@ -1338,7 +1338,7 @@ static void test_visit_until(void)
     size_t i, n = 100;
 
     th_init(&h, n, 0);
-    u.calls = u.wrong = 0;
+    memset(&u, 0, sizeof u);
     u.stop_at = 1;
     TH_EQ(tc_visit_until(&h.c, conf_until_one, &u), 0);
     TH_EQ(u.calls, 0);
