@@ -469,8 +469,8 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
 
 TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
 {
-    size_t i;
-    struct timer_heap_entry e;
+    size_t i, count;
+    struct timer_heap_entry e, *a;
     if (n == NULL || expire < 0)
         return -EINVAL;
     if (!timer_heap_node_pending(n)) {
@@ -481,20 +481,24 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
         return 0;
     }
     /* Pending: change the key in place and sift whichever way it moved;
-     * no allocation. A reschedule is a new arrival. */
-    if (!timer_heap_holds_(h, n)) {
+     * no allocation. A reschedule is a new arrival. The array and the count
+     * are read once, for holds_'s test too, before the node's stores (which
+     * could alias them: the core struct is may_alias). */
+    a = h->a;
+    count = h->count;
+    i = n->u.heap.pos - 1;
+    if (i >= count || a[i].node != n) {     /* timer_heap_holds_ */
         assert(0 && "timer_heap_reschedule: the item is pending in another heap, not this one");
         return -EINVAL;
     }
-    i = n->u.heap.pos - 1;
     e.expire = expire;
     e.node = n;
     n->expire = expire;
     n->u.heap.seq = ++h->seq;
-    if (i > 0 && expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
-        timer_heap_sift_up_(h->a, i, e, true);
+    if (i > 0 && expire < a[(i - 1) / TIMER_HEAP_ARITY].expire)
+        timer_heap_sift_up_(a, i, e, true);
     else
-        timer_heap_sift_down_(h->a, h->count, i, e);
+        timer_heap_sift_down_(a, count, i, e);
     return 0;
 }
 
