@@ -2148,7 +2148,7 @@ struct timer_wheel_node {
  * of struct timer_wheel (below, with the functions) without its name or
  * its macros; the functions' part checks that the two agree. */
 #define TIMER_WHEEL_DEFINE_TYPE(name)                                                          \
-    typedef struct name {                                       \
+    typedef struct name {                                                                      \
         struct { int64_t now; uint64_t limit; int64_t base; size_t count; int64_t run_low[10]; \
                  uint64_t occupied[12]; struct tlist slot[715]; } wheel;                        \
     } name;
