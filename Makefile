@@ -22,9 +22,10 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the headers, as
 #       <timer_containers/timer_wheel.h>, into $(INCLUDEDIR)/timer_containers/;
 #       timer-containers.pc into $(PKGCONFIGDIR); the CMake package files
-#       (find_package(timer_containers)) into $(CMAKEDIR). Header-only, so
-#       everything goes under share/ except the headers; INCLUDEDIR, DATADIR,
-#       PKGCONFIGDIR and CMAKEDIR may be set too. cmake --install and meson
+#       (find_package(timer_containers)) into $(CMAKEDIR); the man pages
+#       (man 3 timer_wheel, timer_heap, timer_set, tlist) into $(MANDIR)/man3.
+#       Header-only, so everything goes under share/ except the headers;
+#       INCLUDEDIR, DATADIR, PKGCONFIGDIR, CMAKEDIR and MANDIR may be set too. cmake --install and meson
 #       install make the same files (pkg/ holds the templates all three fill).
 #   make uninstall [PREFIX=...] [DESTDIR=]        removes exactly those files
 #       and the timer_containers directories, if nothing else is in them.
@@ -84,10 +85,13 @@ INCLUDEDIR ?= $(PREFIX)/include
 DATADIR ?= $(PREFIX)/share
 PKGCONFIGDIR ?= $(DATADIR)/pkgconfig
 CMAKEDIR ?= $(DATADIR)/cmake/timer_containers
+MANDIR ?= $(DATADIR)/man
 INSTALL ?= install
 
 # timer_containers.h: the other five in one file (make single-header)
-HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h timer_containers.h
+HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h timer_set_types.h timer_heap_types.h \
+	timer_wheel_types.h timer_containers.h
+MANPAGES = man/timer_set.3 man/timer_heap.3 man/timer_wheel.3 man/tlist.3
 VERSION := $(shell sed -n 's/^.define TIMER_VERSION "\([0-9.]*\)".*/\1/p' list.h)
 
 # The template variables, as CMakeLists.txt and meson.build compute them. A
@@ -110,8 +114,10 @@ TC_SUBST = sed -e 's|@VERSION@|$(VERSION)|g' \
 # the checkout, which may belong to another user than `sudo make install`).
 install:
 	@test -n '$(VERSION)' || { echo 'make install: list.h has no #define TIMER_VERSION "X.Y.Z"' >&2; exit 1; }
-	$(INSTALL) -d '$(DESTDIR)$(INCLUDEDIR)/timer_containers' '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(CMAKEDIR)'
+	$(INSTALL) -d '$(DESTDIR)$(INCLUDEDIR)/timer_containers' '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(CMAKEDIR)' \
+		'$(DESTDIR)$(MANDIR)/man3'
 	$(INSTALL) -m 644 $(HEADERS) '$(DESTDIR)$(INCLUDEDIR)/timer_containers'
+	$(INSTALL) -m 644 $(MANPAGES) '$(DESTDIR)$(MANDIR)/man3'
 	$(TC_SUBST) pkg/timer-containers.pc.in >'$(DESTDIR)$(PKGCONFIGDIR)/timer-containers.pc'
 	$(TC_SUBST) pkg/timer_containersConfig.cmake.in >'$(DESTDIR)$(CMAKEDIR)/timer_containersConfig.cmake'
 	$(TC_SUBST) pkg/timer_containersConfigVersion.cmake.in >'$(DESTDIR)$(CMAKEDIR)/timer_containersConfigVersion.cmake'
@@ -121,6 +127,7 @@ install:
 
 uninstall:
 	for h in $(HEADERS); do rm -f "$(DESTDIR)$(INCLUDEDIR)/timer_containers/$$h"; done
+	for m in $(MANPAGES); do rm -f "$(DESTDIR)$(MANDIR)/man3/$${m#man/}"; done
 	rm -f '$(DESTDIR)$(PKGCONFIGDIR)/timer-containers.pc' \
 		'$(DESTDIR)$(CMAKEDIR)/timer_containersConfig.cmake' \
 		'$(DESTDIR)$(CMAKEDIR)/timer_containersConfigVersion.cmake'

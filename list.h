@@ -33,10 +33,11 @@
  *                                       empty: the body may do anything (the way to
  *                                       handle due items); pos is a struct tlist *
  *   tlist_foreach(pos, head) { ... }    walk without taking links off: the body may
- *                                       unlink, remove, re-arm or free pos itself and
- *                                       remove any later link; taking out a link
- *                                       already walked is not followed (an assert
- *                                       says so where it can tell): use tlist_drain
+ *                                       unlink, remove, reschedule or free pos itself
+ *                                       and remove any later link; where a body took
+ *                                       out the link before pos, the walk cannot go
+ *                                       on: builds with asserts abort naming
+ *                                       tlist_drain, others end the walk
  *   tlist_foreach_safe(pos, tmp, head)  walk; the body may unlink pos (only)
  *
  * Pushing a link that is already in a list corrupts both lists (assert in
@@ -44,31 +45,60 @@
  *
  * What every timer header shares lives here too:
  *   TIMER_NEVER                 INT64_MAX: "no expiry"; see the container headers
- *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("2.1.0")
+ *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("X.Y.Z"); two versions of
+ *                               these headers in one translation unit stop
+ *                               compiling at the second's first line, naming both
  *   TIMER_TYPES_ONLY            defined before including any timer header: only
- *                               the types (nodes, containers, struct tlist) and
- *                               the TIMER_*_DEFINE_TYPE macros, no function, no
- *                               bool and no macro without a TIMER_ or TLIST_
- *                               prefix, so a public header can embed nodes and
- *                               containers; #undef it afterwards if you defined
- *                               it (see README, "Types in a public header")
+ *                               the node types, the TIMER_*_DEFINE_TYPE macros
+ *                               and struct tlist (a node's link), no function,
+ *                               no core struct, no bool and no macro but the
+ *                               version, the guards and DEFINE_TYPE; for a
+ *                               public header, timer_KIND_types.h declares the
+ *                               same for one kind and leaves TIMER_TYPES_ONLY alone
  *   TIMER_DEBUG                 defined before the first timer header of a
  *                               translation unit: every generated call
  *                               that changes a container runs its check() after,
  *                               and remove/reschedule first verify that the item
  *                               is not pending in another container; either
  *                               failure prints "timer_containers: NAME_fn: why"
- *                               to stderr and aborts
+ *                               to stderr and aborts (so does insert of a due
+ *                               item, in any build with asserts)
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
  *                               each container core provides for them
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-/* What a public header gets: no <stdbool.h> (so no bool, true or false) and
- * no macro without the TIMER_ or TLIST_ prefix; the functions' helpers
- * (TIMER_INLINE_, ...) come with the functions. */
-#ifndef TIMER_LIST_TYPES_H
-#define TIMER_LIST_TYPES_H
+/* ---- one version per translation unit ---------------------------------- */
+/* Every header includes this one before its own guards, so a header of
+ * another version (a library's embedded copy beside the application's)
+ * stops here, at its first line, with an error that names both versions.
+ * The guards are keyed to the version this way: a header that gets past
+ * this check is of the version whose guards are set. (2.1.0 and older used
+ * other guard names: one of them after this version fails on its
+ * redefinitions, never silently.) The numbers in the test are this copy's
+ * version, as in the macros below: pkg/set_version.sh writes both. */
+#if defined(TIMER_VERSION_MAJOR) && (TIMER_VERSION_MAJOR != 2 || TIMER_VERSION_MINOR != 1 || TIMER_VERSION_PATCH != 0)
+#if defined(__GNUC__) || defined(__clang__)
+/* #error cannot expand macros; this pragma, built by them, can. */
+#define TIMER_CLASH_STR2_(x) #x
+#define TIMER_CLASH_STR_(x) TIMER_CLASH_STR2_(x)
+#define TIMER_CLASH_(a, b, c)                                                                                 \
+    _Pragma(TIMER_CLASH_STR_(GCC error TIMER_CLASH_STR_(timer_containers: version 2.1.0 (this header) and a.b.c \
+        (included before) in one translation unit: use one copy of the library)))
+TIMER_CLASH_(TIMER_VERSION_MAJOR, TIMER_VERSION_MINOR, TIMER_VERSION_PATCH)
+#undef TIMER_CLASH_STR2_
+#undef TIMER_CLASH_STR_
+#undef TIMER_CLASH_
+#else
+#error "timer_containers: version 2.1.0 (this header) and another (TIMER_VERSION, included before) in one translation unit"
+#endif
+#endif
+
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_*_types.h) */
+/* What a public header gets: struct tlist (a node's first member) and the
+ * version; no <stdbool.h> (so no bool, true or false), no function and no
+ * macro without the TIMER_ or TLIST_ prefix. */
+#ifndef TIMER_LIST_H_TYPES
+#define TIMER_LIST_H_TYPES
 
 #include <stddef.h>
 #include <stdint.h>
@@ -79,20 +109,20 @@
 #define TIMER_VERSION_PATCH 0
 #define TIMER_VERSION "2.1.0"
 
-/* The "no expiry" time: what min_time and next_expiry return for an empty
- * container, and also a valid expiry (an item there pops only at
- * pop(TIMER_NEVER)): test empty() to tell the two apart. */
-#define TIMER_NEVER INT64_MAX
-
 struct tlist {
     struct tlist *next, *prev;
 };
 
-#endif /* TIMER_LIST_TYPES_H */
+#endif /* TIMER_LIST_H_TYPES */
 
 /* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_LIST_H)
-#define TIMER_LIST_H
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_LIST_H_FUNCTIONS)
+#define TIMER_LIST_H_FUNCTIONS
+
+/* The "no expiry" time: what min_time and next_expiry return for an empty
+ * container, and also a valid expiry (an item there pops only at
+ * pop(TIMER_NEVER)): test empty() to tell the two apart. */
+#define TIMER_NEVER INT64_MAX
 
 #include <assert.h>
 #include <errno.h>
@@ -148,38 +178,45 @@ TIMER_INLINE_ struct tlist *tlist_last_(struct tlist *head)
     return head->prev != NULL ? head->prev : head;
 }
 
-/* tlist_foreach's step. prev is the link visited before pos (or the head).
- * A body that left pos in place leaves prev->next == pos: go on from pos.
- * One that took pos out (unlinked, removed, re-armed into a container,
- * freed) changed prev->next to what now follows: go on from there, without
- * reading pos. So both follow any later item the body removed, too. What
- * cannot be followed is a body that took prev itself out (2.0's walk
- * allowed that; it could not allow taking pos out): with asserts off, an
- * unlinked prev ends the walk rather than crash; a re-armed one cannot be
- * told from a list. */
-TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist *pos,
-                                                const struct tlist *head)
+/* tlist_foreach's step. prev is the link visited before pos (or the head),
+ * before the link visited before prev (or the head). A body that left pos
+ * in place leaves prev->next == pos: go on from pos. One that took pos out
+ * (unlinked, removed, re-armed into a container, freed) changed prev->next
+ * to what now follows: go on from there, without reading pos. So both
+ * follow any later item the body removed, too. What cannot be followed is
+ * a body that took prev itself out (unlinked, removed, re-armed, freed):
+ * then prev->next is not pos and prev->prev is no longer `before`, so the
+ * walk stops without following prev->next, which may now lead into a
+ * container's list or be no pointer at all (the heap stores an index
+ * there): builds with asserts abort naming tlist_drain, others end the
+ * walk. Only values are compared before that: nothing the body may have
+ * freed is followed. */
+TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist **before,
+                                                const struct tlist *pos, const struct tlist *head)
 {
     const struct tlist *p = *prev;
-    assert(p->next != NULL && "tlist_foreach: the body took an item already visited out of the list; "
-                              "walk a due list with tlist_drain instead");
-    if (p->next == NULL)
-        return (struct tlist *)(uintptr_t)head;
-    if (p->next != pos)
+    if (p->next == pos) {                   /* pos is in place: step over it */
+        *before = p;
+        *prev = pos;
+        return pos->next;
+    }
+    if (p == head || p->prev == *before)    /* prev is in place: pos was taken out */
         return p->next;
-    *prev = pos;
-    return pos->next;
+    assert(0 && "tlist_foreach: the body took an item already visited out of the list; "
+            "walk a due list with tlist_drain instead");
+    return (struct tlist *)(uintptr_t)head;
 }
 
-/* The walk's own variable, one per source line, so that nested walks (on
- * different lines) do not shadow each other. */
+/* The walk's own variables, one pair per source line, so that nested walks
+ * (on different lines) do not shadow each other. */
 #define TLIST_CAT2_(a, b) a##b
 #define TLIST_CAT_(a, b) TLIST_CAT2_(a, b)
 #define TLIST_PREV_ TLIST_CAT_(tlist_prev_, __LINE__)
+#define TLIST_BEFORE_ TLIST_CAT_(tlist_before_, __LINE__)
 
-#define tlist_foreach(pos, head)                                                             \
-    for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)); (pos) != (head); \
-         (pos) = tlist_foreach_next_(&TLIST_PREV_, (pos), (head)))
+#define tlist_foreach(pos, head)                                                                \
+    for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)), *TLIST_BEFORE_ = (head); \
+         (pos) != (head); (pos) = tlist_foreach_next_(&TLIST_PREV_, &TLIST_BEFORE_, (pos), (head)))
 
 #define tlist_drain(pos, head) for (; ((pos) = tlist_pop_front(head)) != NULL;)
 
@@ -298,35 +335,108 @@ TIMER_INLINE_ void tlist_splice_back(struct tlist *dst, struct tlist *src)
     tlist_init(src);
 }
 
-/* ---- TIMER_DEBUG: checks around every generated call that changes a container */
-#if defined(TIMER_DEBUG)
+/* ---- misuse that stops with a message: builds with asserts, and TIMER_DEBUG */
+#if !defined(NDEBUG) || defined(TIMER_DEBUG)
 #include <stdio.h>
 #include <stdlib.h>
 
-TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
+/* "timer_containers: FN: WHY" on stderr, then abort (out of line: the
+ * callers' common path stays short). */
+TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 {
     fprintf(stderr, "timer_containers: %s: %s\n", fn, why);
     fflush(stderr);
     abort();
 }
 
+/* Insert of a due item: almost always a tlist_foreach body re-arming with
+ * insert (the item is still in the walked list, and insert returns -EBUSY
+ * and changes nothing), or a node sharing a union that was not zeroed. */
+#define TIMER_NOT_DUE_(core, n, name)                                                                           \
+    do {                                                                                                        \
+        if (core##_node_due(n))                                                                                 \
+            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): re-arm it with " \
+                        "" #name "_reschedule, or take each item off the list first (tlist_drain)");            \
+    } while (0)
+#else
+#define TIMER_NOT_DUE_(core, n, name) ((void)0)
+#endif
+
+/* ---- TIMER_DEBUG: checks around every generated call that changes a container */
+#if defined(TIMER_DEBUG)
 /* After a call: the container's own O(n) check must pass. */
 #define TIMER_AFTER_(core, c, fn)                          \
     do {                                                   \
         const char *timer_why_ = core##_check(c);          \
         if (timer_why_ != NULL)                            \
-            timer_debug_fail_(fn, timer_why_);             \
+            timer_fail_(fn, timer_why_);                   \
     } while (0)
 /* Before remove/reschedule: a pending item must be pending in this container. */
 #define TIMER_OWNS_(core, c, n, fn)                                                                     \
     do {                                                                                                \
         if (!core##_owns_(c, n))                                                                        \
-            timer_debug_fail_(fn, "misuse: the item is pending in another container, not this one");   \
+            timer_fail_(fn, "misuse: the item is pending in another container, not this one");         \
     } while (0)
 #else
 #define TIMER_AFTER_(core, c, fn) ((void)0)
 #define TIMER_OWNS_(core, c, n, fn) ((void)0)
 #endif
+
+/* A DEFINE whose member is not the container's node type (another
+ * container's node, say) stops here, naming the type it must be, instead
+ * of warning about pointer types and writing past the node. gcc and clang
+ * check in any C mode, other C11 compilers with _Generic; C++ needs no
+ * check (the member's address does not convert: that error names the node
+ * type); elsewhere the wrappers' pointer warnings remain. */
+#if defined(__cplusplus)
+#define TIMER_NODE_CHECK_(name, type, member, node)
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TIMER_NODE_CHECK_(name, type, member, node)                                               \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(((type *)0)->member), struct node),  \
+                   "" #name ": the member " #member " must be a struct " #node);
+#elif defined(__GNUC__) || defined(__clang__)  /* C99: the array's name is the message */
+#define TIMER_NODE_CHECK_(name, type, member, node) \
+    typedef char name##_member_must_be_a_struct_##node \
+        [__builtin_types_compatible_p(__typeof__(((type *)0)->member), struct node) ? 1 : -1];
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TIMER_NODE_CHECK_(name, type, member, node) \
+    _Static_assert(_Generic(((type *)0)->member, struct node: 1, default: 0), #name ": the member " #member " must be a struct " #node);
+#else
+#define TIMER_NODE_CHECK_(name, type, member, node)
+#endif
+
+/* The short DEFINE, TIMER_KIND_DEFINE(type, member), names its container
+ * type##_kind: that needs a typedef name for type, and not `timer`
+ * (timer_kind is the library's own). For `struct X`, `union X` or `timer`
+ * the typedef it starts with pastes into a negative array whose name, the
+ * first error, names the _NAMED form. */
+#define TIMER_SHORT_DEFINE_(KIND, kind, type, member) \
+    typedef int TIMER_SHORT_##type##_##kind;          \
+    TIMER_##KIND##_DEFINE_NAMED(type##_##kind, type, member)
+#define TIMER_SHORT_struct TIMER_KIND_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_KIND_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_union TIMER_KIND_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_KIND_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_timer_set TIMER_SET_DEFINE_of_type_timer_makes_timer_set_use_TIMER_SET_DEFINE_NAMED[-1]
+#define TIMER_SHORT_timer_heap TIMER_HEAP_DEFINE_of_type_timer_makes_timer_heap_use_TIMER_HEAP_DEFINE_NAMED[-1]
+#define TIMER_SHORT_timer_wheel TIMER_WHEEL_DEFINE_of_type_timer_makes_timer_wheel_use_TIMER_WHEEL_DEFINE_NAMED[-1]
+
+/* The core inside a container NAME: TIMER_*_DEFINE_TYPE declares NAME with
+ * a member of the core's layout but no name of the core's (so that a public
+ * header that holds a container declares no struct timer_heap, say), and
+ * the functions' part of each header checks that the layouts agree. */
+#define TIMER_CORE_(core, c, field) TIMER_CAST_(struct core *, TIMER_CAST_(void *, &(c)->field))
+#define TIMER_CCORE_(core, c, field) TIMER_CAST_(const struct core *, TIMER_CAST_(const void *, &(c)->field))
+/* On each core struct: a container holds the core's layout, not the core
+ * (TIMER_*_DEFINE_TYPE), and is read and written only through a pointer to
+ * the core; this makes those accesses valid for any declared type, as for
+ * char, so that type-based alias analysis (gcc and clang -O2) cannot move
+ * them past one another. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TIMER_MAY_ALIAS_ __attribute__((__may_alias__))
+#else
+#define TIMER_MAY_ALIAS_
+#endif
+/* A check at compile time, in C99: a negative array size when cond fails. */
+#define TIMER_STATIC_CHECK_(name, cond) typedef char name[(cond) ? 1 : -1];
 
 /* The node inside an item (NULL for NULL). */
 #define TIMER_NODE_(item, member) ((item) != NULL ? &(item)->member : NULL)
@@ -334,8 +444,8 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
 /* The typed wrappers that TIMER_SET/HEAP/WHEEL_DEFINE_FUNCTIONS generate for
  * a container `name` of items `type` holding their node in `member`: each
  * forwards to the untyped core `core` (timer_set, timer_heap, timer_wheel),
- * stored in the container as `field`. The parameters end in _ so that they
- * cannot capture a user's names.
+ * whose layout the container holds as `field` (TIMER_CORE_). The
+ * parameters end in _ so that they cannot capture a user's names.
  *
  * The interface every core provides (as in timer_set.h, timer_heap.h,
  * timer_wheel.h; `C` is struct core, `N` struct core_node):
@@ -348,7 +458,11 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
  *   int64_t core_min_time(const C *);             int64_t core_next_expiry(const C *);
  *   N      *core_first(const C *);                (the wheel may reorganise itself
  *                                                 inside both: logically const)
- *   size_t  core_visit(const C *, void (*fn)(N *, void *), void *arg);
+ *   int     core_visit(const C *, int (*fn)(N *, void *), void *arg);
+ *                                                 fn for each pending item, in the
+ *                                                 core's order, until fn returns
+ *                                                 non-zero: returns that value, or 0
+ *                                                 when every item was visited
  *   int     core_reserve(C *, size_t n);
  *   const char *core_check(const C *);            O(n): NULL, or what is broken
  *   bool    core_owns_(const C *, const N *);     false only if N is pending in
@@ -358,59 +472,73 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
  *   size_t  C.count                               the pending items
  * and every N begins with the struct tlist that links it into a result list
  * while due, so a result list's link is also its item's node.
- * reschedule_range is written once, here, over that interface. */
+ * reschedule_range, visit and visit_until are written once, here, over that
+ * interface. */
 #define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
+    TIMER_NODE_CHECK_(name, type, member, core##_node)                                                                \
+    TIMER_INLINE_ struct core *name##_core_(name *timer_c_) { return TIMER_CORE_(core, timer_c_, field); }           \
+    TIMER_INLINE_ const struct core *name##_ccore_(const name *timer_c_) { return TIMER_CCORE_(core, timer_c_, field); } \
     TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
-    { core##_init(&timer_c_->field, timer_now_); TIMER_AFTER_(core, &timer_c_->field, #name "_init"); }               \
+    { core##_init(name##_core_(timer_c_), timer_now_); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_init"); }   \
     TIMER_INLINE_ void name##_clear(name *timer_c_)                                                                   \
-    { core##_clear(&timer_c_->field); TIMER_AFTER_(core, &timer_c_->field, #name "_clear"); }                         \
+    { core##_clear(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_clear"); }             \
     TIMER_INLINE_ void name##_destroy(name *timer_c_)                                                                 \
-    { core##_destroy(&timer_c_->field); TIMER_AFTER_(core, &timer_c_->field, #name "_destroy"); }                     \
+    { core##_destroy(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_destroy"); }         \
     TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
-    {   int timer_r_ = core##_insert(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_insert"); return timer_r_; }                                     \
+    {   int timer_r_;                                                                                                 \
+        TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
+        timer_r_ = core##_insert(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));            \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_insert"); return timer_r_; }                               \
     TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
     {   int timer_r_;                                                                                                 \
-        TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_reschedule");                   \
-        timer_r_ = core##_reschedule(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_reschedule"); return timer_r_; }                                 \
+        TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_reschedule");             \
+        timer_r_ = core##_reschedule(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));        \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reschedule"); return timer_r_; }                           \
     TIMER_INLINE_ int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, type *timer_item_) \
     {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
-        TIMER_OWNS_(core, &timer_c_->field, &timer_item_->member, #name "_reschedule_range");                         \
+        TIMER_OWNS_(core, name##_core_(timer_c_), &timer_item_->member, #name "_reschedule_range");                   \
         if (core##_node_pending(&timer_item_->member) && core##_node_expire(&timer_item_->member) >= timer_lo_ &&      \
             core##_node_expire(&timer_item_->member) <= timer_hi_) return 0;                                          \
         return name##_reschedule(timer_c_, timer_hi_, timer_item_); }                                                 \
     TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
     {   bool timer_r_;                                                                                                \
-        TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_remove");                       \
-        timer_r_ = core##_remove(&timer_c_->field, TIMER_NODE_(timer_item_, member));                                 \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_remove"); return timer_r_; }                                     \
+        TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_remove");                 \
+        timer_r_ = core##_remove(name##_core_(timer_c_), TIMER_NODE_(timer_item_, member));                           \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_remove"); return timer_r_; }                               \
     TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
-    {   size_t timer_r_ = core##_pop(&timer_c_->field, timer_now_, timer_out_);                                       \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_pop"); return timer_r_; }                                        \
+    {   size_t timer_r_ = core##_pop(name##_core_(timer_c_), timer_now_, timer_out_);                                 \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_pop"); return timer_r_; }                                  \
     TIMER_INLINE_ int64_t name##_next_expiry(const name *timer_c_)                                                    \
-    {   int64_t timer_r_ = core##_next_expiry(&timer_c_->field);                                                      \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_next_expiry"); return timer_r_; }                                \
+    {   int64_t timer_r_ = core##_next_expiry(name##_ccore_(timer_c_));                                               \
+        TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_next_expiry"); return timer_r_; }                         \
     TIMER_INLINE_ type *name##_first(const name *timer_c_)                                                            \
-    {   struct core##_node *timer_n_ = core##_first(&timer_c_->field);                                                \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_first");                                                         \
+    {   struct core##_node *timer_n_ = core##_first(name##_ccore_(timer_c_));                                         \
+        TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_first");                                                  \
         return timer_n_ ? tlist_entry(timer_n_, type, member) : NULL; }                                               \
-    struct name##_visitor_ { void (*fn)(type *, void *); void *arg; };                                                \
-    TIMER_INLINE_ void name##_visit_one_(struct core##_node *timer_n_, void *timer_v_)                                \
+    struct name##_visitor_ { void (*fn)(type *, void *); int (*until)(type *, void *); void *arg; };                   \
+    TIMER_INLINE_ int name##_visit_one_(struct core##_node *timer_n_, void *timer_v_)                                 \
     {   const struct name##_visitor_ *timer_f_ = TIMER_CAST_(const struct name##_visitor_ *, timer_v_);               \
-        timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); }                                           \
+        if (timer_f_->until != NULL) return timer_f_->until(tlist_entry(timer_n_, type, member), timer_f_->arg);      \
+        timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); return 0; }                                 \
     TIMER_INLINE_ size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
     {   struct name##_visitor_ timer_f_;                                                                              \
         assert(timer_fn_ != NULL && #name "_visit: fn is NULL");                                                      \
         if (timer_fn_ == NULL) return 0;                                                                              \
-        timer_f_.fn = timer_fn_; timer_f_.arg = timer_arg_;                                                           \
-        return core##_visit(&timer_c_->field, name##_visit_one_, &timer_f_); }                                        \
+        timer_f_.fn = timer_fn_; timer_f_.until = NULL; timer_f_.arg = timer_arg_;                                    \
+        (void)core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_);                                    \
+        return name##_ccore_(timer_c_)->count; }                                                                      \
+    TIMER_INLINE_ int name##_visit_until(const name *timer_c_, int (*timer_fn_)(type *, void *), void *timer_arg_)    \
+    {   struct name##_visitor_ timer_f_;                                                                              \
+        assert(timer_fn_ != NULL && #name "_visit_until: fn is NULL");                                                \
+        if (timer_fn_ == NULL) return 0;                                                                              \
+        timer_f_.fn = NULL; timer_f_.until = timer_fn_; timer_f_.arg = timer_arg_;                                    \
+        return core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_); }                                 \
     TIMER_INLINE_ int name##_reserve(name *timer_c_, size_t timer_n_)                                                 \
-    {   int timer_r_ = core##_reserve(&timer_c_->field, timer_n_);                                                    \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_reserve"); return timer_r_; }                                    \
-    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(&timer_c_->field); }         \
-    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->field.count; }                          \
-    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->field.count == 0; }                      \
+    {   int timer_r_ = core##_reserve(name##_core_(timer_c_), timer_n_);                                              \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reserve"); return timer_r_; }                              \
+    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(name##_ccore_(timer_c_)); }   \
+    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return name##_ccore_(timer_c_)->count; }                 \
+    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return name##_ccore_(timer_c_)->count == 0; }             \
     TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                        \
     { return core##_node_pending(TIMER_NODE_(timer_item_, member)); }                                                 \
     TIMER_INLINE_ bool name##_due(const type *timer_item_) { return core##_node_due(TIMER_NODE_(timer_item_, member)); } \
@@ -418,8 +546,8 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
     { return core##_node_expire(TIMER_NODE_(timer_item_, member)); }                                                  \
     TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
     { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
-    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(&timer_c_->field); }
+    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(name##_ccore_(timer_c_)); }
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_LIST_H */
+#endif /* TIMER_LIST_H_FUNCTIONS */

@@ -45,10 +45,11 @@
  *                                       empty: the body may do anything (the way to
  *                                       handle due items); pos is a struct tlist *
  *   tlist_foreach(pos, head) { ... }    walk without taking links off: the body may
- *                                       unlink, remove, re-arm or free pos itself and
- *                                       remove any later link; taking out a link
- *                                       already walked is not followed (an assert
- *                                       says so where it can tell): use tlist_drain
+ *                                       unlink, remove, reschedule or free pos itself
+ *                                       and remove any later link; where a body took
+ *                                       out the link before pos, the walk cannot go
+ *                                       on: builds with asserts abort naming
+ *                                       tlist_drain, others end the walk
  *   tlist_foreach_safe(pos, tmp, head)  walk; the body may unlink pos (only)
  *
  * Pushing a link that is already in a list corrupts both lists (assert in
@@ -56,31 +57,60 @@
  *
  * What every timer header shares lives here too:
  *   TIMER_NEVER                 INT64_MAX: "no expiry"; see the container headers
- *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("2.1.0")
+ *   TIMER_VERSION_MAJOR/_MINOR/_PATCH, TIMER_VERSION ("X.Y.Z"); two versions of
+ *                               these headers in one translation unit stop
+ *                               compiling at the second's first line, naming both
  *   TIMER_TYPES_ONLY            defined before including any timer header: only
- *                               the types (nodes, containers, struct tlist) and
- *                               the TIMER_*_DEFINE_TYPE macros, no function, no
- *                               bool and no macro without a TIMER_ or TLIST_
- *                               prefix, so a public header can embed nodes and
- *                               containers; #undef it afterwards if you defined
- *                               it (see README, "Types in a public header")
+ *                               the node types, the TIMER_*_DEFINE_TYPE macros
+ *                               and struct tlist (a node's link), no function,
+ *                               no core struct, no bool and no macro but the
+ *                               version, the guards and DEFINE_TYPE; for a
+ *                               public header, timer_KIND_types.h declares the
+ *                               same for one kind and leaves TIMER_TYPES_ONLY alone
  *   TIMER_DEBUG                 defined before the first timer header of a
  *                               translation unit: every generated call
  *                               that changes a container runs its check() after,
  *                               and remove/reschedule first verify that the item
  *                               is not pending in another container; either
  *                               failure prints "timer_containers: NAME_fn: why"
- *                               to stderr and aborts
+ *                               to stderr and aborts (so does insert of a due
+ *                               item, in any build with asserts)
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
  *                               each container core provides for them
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-/* What a public header gets: no <stdbool.h> (so no bool, true or false) and
- * no macro without the TIMER_ or TLIST_ prefix; the functions' helpers
- * (TIMER_INLINE_, ...) come with the functions. */
-#ifndef TIMER_LIST_TYPES_H
-#define TIMER_LIST_TYPES_H
+/* ---- one version per translation unit ---------------------------------- */
+/* Every header includes this one before its own guards, so a header of
+ * another version (a library's embedded copy beside the application's)
+ * stops here, at its first line, with an error that names both versions.
+ * The guards are keyed to the version this way: a header that gets past
+ * this check is of the version whose guards are set. (2.1.0 and older used
+ * other guard names: one of them after this version fails on its
+ * redefinitions, never silently.) The numbers in the test are this copy's
+ * version, as in the macros below: pkg/set_version.sh writes both. */
+#if defined(TIMER_VERSION_MAJOR) && (TIMER_VERSION_MAJOR != 2 || TIMER_VERSION_MINOR != 1 || TIMER_VERSION_PATCH != 0)
+#if defined(__GNUC__) || defined(__clang__)
+/* #error cannot expand macros; this pragma, built by them, can. */
+#define TIMER_CLASH_STR2_(x) #x
+#define TIMER_CLASH_STR_(x) TIMER_CLASH_STR2_(x)
+#define TIMER_CLASH_(a, b, c)                                                                                 \
+    _Pragma(TIMER_CLASH_STR_(GCC error TIMER_CLASH_STR_(timer_containers: version 2.1.0 (this header) and a.b.c \
+        (included before) in one translation unit: use one copy of the library)))
+TIMER_CLASH_(TIMER_VERSION_MAJOR, TIMER_VERSION_MINOR, TIMER_VERSION_PATCH)
+#undef TIMER_CLASH_STR2_
+#undef TIMER_CLASH_STR_
+#undef TIMER_CLASH_
+#else
+#error "timer_containers: version 2.1.0 (this header) and another (TIMER_VERSION, included before) in one translation unit"
+#endif
+#endif
+
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_*_types.h) */
+/* What a public header gets: struct tlist (a node's first member) and the
+ * version; no <stdbool.h> (so no bool, true or false), no function and no
+ * macro without the TIMER_ or TLIST_ prefix. */
+#ifndef TIMER_LIST_H_TYPES
+#define TIMER_LIST_H_TYPES
 
 #include <stddef.h>
 #include <stdint.h>
@@ -91,20 +121,20 @@
 #define TIMER_VERSION_PATCH 0
 #define TIMER_VERSION "2.1.0"
 
-/* The "no expiry" time: what min_time and next_expiry return for an empty
- * container, and also a valid expiry (an item there pops only at
- * pop(TIMER_NEVER)): test empty() to tell the two apart. */
-#define TIMER_NEVER INT64_MAX
-
 struct tlist {
     struct tlist *next, *prev;
 };
 
-#endif /* TIMER_LIST_TYPES_H */
+#endif /* TIMER_LIST_H_TYPES */
 
 /* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_LIST_H)
-#define TIMER_LIST_H
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_LIST_H_FUNCTIONS)
+#define TIMER_LIST_H_FUNCTIONS
+
+/* The "no expiry" time: what min_time and next_expiry return for an empty
+ * container, and also a valid expiry (an item there pops only at
+ * pop(TIMER_NEVER)): test empty() to tell the two apart. */
+#define TIMER_NEVER INT64_MAX
 
 #include <assert.h>
 #include <errno.h>
@@ -160,38 +190,45 @@ TIMER_INLINE_ struct tlist *tlist_last_(struct tlist *head)
     return head->prev != NULL ? head->prev : head;
 }
 
-/* tlist_foreach's step. prev is the link visited before pos (or the head).
- * A body that left pos in place leaves prev->next == pos: go on from pos.
- * One that took pos out (unlinked, removed, re-armed into a container,
- * freed) changed prev->next to what now follows: go on from there, without
- * reading pos. So both follow any later item the body removed, too. What
- * cannot be followed is a body that took prev itself out (2.0's walk
- * allowed that; it could not allow taking pos out): with asserts off, an
- * unlinked prev ends the walk rather than crash; a re-armed one cannot be
- * told from a list. */
-TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist *pos,
-                                                const struct tlist *head)
+/* tlist_foreach's step. prev is the link visited before pos (or the head),
+ * before the link visited before prev (or the head). A body that left pos
+ * in place leaves prev->next == pos: go on from pos. One that took pos out
+ * (unlinked, removed, re-armed into a container, freed) changed prev->next
+ * to what now follows: go on from there, without reading pos. So both
+ * follow any later item the body removed, too. What cannot be followed is
+ * a body that took prev itself out (unlinked, removed, re-armed, freed):
+ * then prev->next is not pos and prev->prev is no longer `before`, so the
+ * walk stops without following prev->next, which may now lead into a
+ * container's list or be no pointer at all (the heap stores an index
+ * there): builds with asserts abort naming tlist_drain, others end the
+ * walk. Only values are compared before that: nothing the body may have
+ * freed is followed. */
+TIMER_INLINE_ struct tlist *tlist_foreach_next_(const struct tlist **prev, const struct tlist **before,
+                                                const struct tlist *pos, const struct tlist *head)
 {
     const struct tlist *p = *prev;
-    assert(p->next != NULL && "tlist_foreach: the body took an item already visited out of the list; "
-                              "walk a due list with tlist_drain instead");
-    if (p->next == NULL)
-        return (struct tlist *)(uintptr_t)head;
-    if (p->next != pos)
+    if (p->next == pos) {                   /* pos is in place: step over it */
+        *before = p;
+        *prev = pos;
+        return pos->next;
+    }
+    if (p == head || p->prev == *before)    /* prev is in place: pos was taken out */
         return p->next;
-    *prev = pos;
-    return pos->next;
+    assert(0 && "tlist_foreach: the body took an item already visited out of the list; "
+            "walk a due list with tlist_drain instead");
+    return (struct tlist *)(uintptr_t)head;
 }
 
-/* The walk's own variable, one per source line, so that nested walks (on
- * different lines) do not shadow each other. */
+/* The walk's own variables, one pair per source line, so that nested walks
+ * (on different lines) do not shadow each other. */
 #define TLIST_CAT2_(a, b) a##b
 #define TLIST_CAT_(a, b) TLIST_CAT2_(a, b)
 #define TLIST_PREV_ TLIST_CAT_(tlist_prev_, __LINE__)
+#define TLIST_BEFORE_ TLIST_CAT_(tlist_before_, __LINE__)
 
-#define tlist_foreach(pos, head)                                                             \
-    for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)); (pos) != (head); \
-         (pos) = tlist_foreach_next_(&TLIST_PREV_, (pos), (head)))
+#define tlist_foreach(pos, head)                                                                \
+    for (const struct tlist *TLIST_PREV_ = ((pos) = tlist_first_(head), (head)), *TLIST_BEFORE_ = (head); \
+         (pos) != (head); (pos) = tlist_foreach_next_(&TLIST_PREV_, &TLIST_BEFORE_, (pos), (head)))
 
 #define tlist_drain(pos, head) for (; ((pos) = tlist_pop_front(head)) != NULL;)
 
@@ -310,35 +347,108 @@ TIMER_INLINE_ void tlist_splice_back(struct tlist *dst, struct tlist *src)
     tlist_init(src);
 }
 
-/* ---- TIMER_DEBUG: checks around every generated call that changes a container */
-#if defined(TIMER_DEBUG)
+/* ---- misuse that stops with a message: builds with asserts, and TIMER_DEBUG */
+#if !defined(NDEBUG) || defined(TIMER_DEBUG)
 #include <stdio.h>
 #include <stdlib.h>
 
-TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
+/* "timer_containers: FN: WHY" on stderr, then abort (out of line: the
+ * callers' common path stays short). */
+TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 {
     fprintf(stderr, "timer_containers: %s: %s\n", fn, why);
     fflush(stderr);
     abort();
 }
 
+/* Insert of a due item: almost always a tlist_foreach body re-arming with
+ * insert (the item is still in the walked list, and insert returns -EBUSY
+ * and changes nothing), or a node sharing a union that was not zeroed. */
+#define TIMER_NOT_DUE_(core, n, name)                                                                           \
+    do {                                                                                                        \
+        if (core##_node_due(n))                                                                                 \
+            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): re-arm it with " \
+                        "" #name "_reschedule, or take each item off the list first (tlist_drain)");            \
+    } while (0)
+#else
+#define TIMER_NOT_DUE_(core, n, name) ((void)0)
+#endif
+
+/* ---- TIMER_DEBUG: checks around every generated call that changes a container */
+#if defined(TIMER_DEBUG)
 /* After a call: the container's own O(n) check must pass. */
 #define TIMER_AFTER_(core, c, fn)                          \
     do {                                                   \
         const char *timer_why_ = core##_check(c);          \
         if (timer_why_ != NULL)                            \
-            timer_debug_fail_(fn, timer_why_);             \
+            timer_fail_(fn, timer_why_);                   \
     } while (0)
 /* Before remove/reschedule: a pending item must be pending in this container. */
 #define TIMER_OWNS_(core, c, n, fn)                                                                     \
     do {                                                                                                \
         if (!core##_owns_(c, n))                                                                        \
-            timer_debug_fail_(fn, "misuse: the item is pending in another container, not this one");   \
+            timer_fail_(fn, "misuse: the item is pending in another container, not this one");         \
     } while (0)
 #else
 #define TIMER_AFTER_(core, c, fn) ((void)0)
 #define TIMER_OWNS_(core, c, n, fn) ((void)0)
 #endif
+
+/* A DEFINE whose member is not the container's node type (another
+ * container's node, say) stops here, naming the type it must be, instead
+ * of warning about pointer types and writing past the node. gcc and clang
+ * check in any C mode, other C11 compilers with _Generic; C++ needs no
+ * check (the member's address does not convert: that error names the node
+ * type); elsewhere the wrappers' pointer warnings remain. */
+#if defined(__cplusplus)
+#define TIMER_NODE_CHECK_(name, type, member, node)
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TIMER_NODE_CHECK_(name, type, member, node)                                               \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(((type *)0)->member), struct node),  \
+                   "" #name ": the member " #member " must be a struct " #node);
+#elif defined(__GNUC__) || defined(__clang__)  /* C99: the array's name is the message */
+#define TIMER_NODE_CHECK_(name, type, member, node) \
+    typedef char name##_member_must_be_a_struct_##node \
+        [__builtin_types_compatible_p(__typeof__(((type *)0)->member), struct node) ? 1 : -1];
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TIMER_NODE_CHECK_(name, type, member, node) \
+    _Static_assert(_Generic(((type *)0)->member, struct node: 1, default: 0), #name ": the member " #member " must be a struct " #node);
+#else
+#define TIMER_NODE_CHECK_(name, type, member, node)
+#endif
+
+/* The short DEFINE, TIMER_KIND_DEFINE(type, member), names its container
+ * type##_kind: that needs a typedef name for type, and not `timer`
+ * (timer_kind is the library's own). For `struct X`, `union X` or `timer`
+ * the typedef it starts with pastes into a negative array whose name, the
+ * first error, names the _NAMED form. */
+#define TIMER_SHORT_DEFINE_(KIND, kind, type, member) \
+    typedef int TIMER_SHORT_##type##_##kind;          \
+    TIMER_##KIND##_DEFINE_NAMED(type##_##kind, type, member)
+#define TIMER_SHORT_struct TIMER_KIND_DEFINE_needs_a_typedef_name_not_struct_X_use_TIMER_KIND_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_union TIMER_KIND_DEFINE_needs_a_typedef_name_not_union_X_use_TIMER_KIND_DEFINE_NAMED[-1]; typedef int
+#define TIMER_SHORT_timer_set TIMER_SET_DEFINE_of_type_timer_makes_timer_set_use_TIMER_SET_DEFINE_NAMED[-1]
+#define TIMER_SHORT_timer_heap TIMER_HEAP_DEFINE_of_type_timer_makes_timer_heap_use_TIMER_HEAP_DEFINE_NAMED[-1]
+#define TIMER_SHORT_timer_wheel TIMER_WHEEL_DEFINE_of_type_timer_makes_timer_wheel_use_TIMER_WHEEL_DEFINE_NAMED[-1]
+
+/* The core inside a container NAME: TIMER_*_DEFINE_TYPE declares NAME with
+ * a member of the core's layout but no name of the core's (so that a public
+ * header that holds a container declares no struct timer_heap, say), and
+ * the functions' part of each header checks that the layouts agree. */
+#define TIMER_CORE_(core, c, field) TIMER_CAST_(struct core *, TIMER_CAST_(void *, &(c)->field))
+#define TIMER_CCORE_(core, c, field) TIMER_CAST_(const struct core *, TIMER_CAST_(const void *, &(c)->field))
+/* On each core struct: a container holds the core's layout, not the core
+ * (TIMER_*_DEFINE_TYPE), and is read and written only through a pointer to
+ * the core; this makes those accesses valid for any declared type, as for
+ * char, so that type-based alias analysis (gcc and clang -O2) cannot move
+ * them past one another. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TIMER_MAY_ALIAS_ __attribute__((__may_alias__))
+#else
+#define TIMER_MAY_ALIAS_
+#endif
+/* A check at compile time, in C99: a negative array size when cond fails. */
+#define TIMER_STATIC_CHECK_(name, cond) typedef char name[(cond) ? 1 : -1];
 
 /* The node inside an item (NULL for NULL). */
 #define TIMER_NODE_(item, member) ((item) != NULL ? &(item)->member : NULL)
@@ -346,8 +456,8 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
 /* The typed wrappers that TIMER_SET/HEAP/WHEEL_DEFINE_FUNCTIONS generate for
  * a container `name` of items `type` holding their node in `member`: each
  * forwards to the untyped core `core` (timer_set, timer_heap, timer_wheel),
- * stored in the container as `field`. The parameters end in _ so that they
- * cannot capture a user's names.
+ * whose layout the container holds as `field` (TIMER_CORE_). The
+ * parameters end in _ so that they cannot capture a user's names.
  *
  * The interface every core provides (as in timer_set.h, timer_heap.h,
  * timer_wheel.h; `C` is struct core, `N` struct core_node):
@@ -360,7 +470,11 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
  *   int64_t core_min_time(const C *);             int64_t core_next_expiry(const C *);
  *   N      *core_first(const C *);                (the wheel may reorganise itself
  *                                                 inside both: logically const)
- *   size_t  core_visit(const C *, void (*fn)(N *, void *), void *arg);
+ *   int     core_visit(const C *, int (*fn)(N *, void *), void *arg);
+ *                                                 fn for each pending item, in the
+ *                                                 core's order, until fn returns
+ *                                                 non-zero: returns that value, or 0
+ *                                                 when every item was visited
  *   int     core_reserve(C *, size_t n);
  *   const char *core_check(const C *);            O(n): NULL, or what is broken
  *   bool    core_owns_(const C *, const N *);     false only if N is pending in
@@ -370,59 +484,73 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
  *   size_t  C.count                               the pending items
  * and every N begins with the struct tlist that links it into a result list
  * while due, so a result list's link is also its item's node.
- * reschedule_range is written once, here, over that interface. */
+ * reschedule_range, visit and visit_until are written once, here, over that
+ * interface. */
 #define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
+    TIMER_NODE_CHECK_(name, type, member, core##_node)                                                                \
+    TIMER_INLINE_ struct core *name##_core_(name *timer_c_) { return TIMER_CORE_(core, timer_c_, field); }           \
+    TIMER_INLINE_ const struct core *name##_ccore_(const name *timer_c_) { return TIMER_CCORE_(core, timer_c_, field); } \
     TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
-    { core##_init(&timer_c_->field, timer_now_); TIMER_AFTER_(core, &timer_c_->field, #name "_init"); }               \
+    { core##_init(name##_core_(timer_c_), timer_now_); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_init"); }   \
     TIMER_INLINE_ void name##_clear(name *timer_c_)                                                                   \
-    { core##_clear(&timer_c_->field); TIMER_AFTER_(core, &timer_c_->field, #name "_clear"); }                         \
+    { core##_clear(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_clear"); }             \
     TIMER_INLINE_ void name##_destroy(name *timer_c_)                                                                 \
-    { core##_destroy(&timer_c_->field); TIMER_AFTER_(core, &timer_c_->field, #name "_destroy"); }                     \
+    { core##_destroy(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_destroy"); }         \
     TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
-    {   int timer_r_ = core##_insert(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_insert"); return timer_r_; }                                     \
+    {   int timer_r_;                                                                                                 \
+        TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
+        timer_r_ = core##_insert(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));            \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_insert"); return timer_r_; }                               \
     TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
     {   int timer_r_;                                                                                                 \
-        TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_reschedule");                   \
-        timer_r_ = core##_reschedule(&timer_c_->field, timer_expire_, TIMER_NODE_(timer_item_, member));              \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_reschedule"); return timer_r_; }                                 \
+        TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_reschedule");             \
+        timer_r_ = core##_reschedule(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));        \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reschedule"); return timer_r_; }                           \
     TIMER_INLINE_ int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, type *timer_item_) \
     {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
-        TIMER_OWNS_(core, &timer_c_->field, &timer_item_->member, #name "_reschedule_range");                         \
+        TIMER_OWNS_(core, name##_core_(timer_c_), &timer_item_->member, #name "_reschedule_range");                   \
         if (core##_node_pending(&timer_item_->member) && core##_node_expire(&timer_item_->member) >= timer_lo_ &&      \
             core##_node_expire(&timer_item_->member) <= timer_hi_) return 0;                                          \
         return name##_reschedule(timer_c_, timer_hi_, timer_item_); }                                                 \
     TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
     {   bool timer_r_;                                                                                                \
-        TIMER_OWNS_(core, &timer_c_->field, TIMER_NODE_(timer_item_, member), #name "_remove");                       \
-        timer_r_ = core##_remove(&timer_c_->field, TIMER_NODE_(timer_item_, member));                                 \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_remove"); return timer_r_; }                                     \
+        TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_remove");                 \
+        timer_r_ = core##_remove(name##_core_(timer_c_), TIMER_NODE_(timer_item_, member));                           \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_remove"); return timer_r_; }                               \
     TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
-    {   size_t timer_r_ = core##_pop(&timer_c_->field, timer_now_, timer_out_);                                       \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_pop"); return timer_r_; }                                        \
+    {   size_t timer_r_ = core##_pop(name##_core_(timer_c_), timer_now_, timer_out_);                                 \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_pop"); return timer_r_; }                                  \
     TIMER_INLINE_ int64_t name##_next_expiry(const name *timer_c_)                                                    \
-    {   int64_t timer_r_ = core##_next_expiry(&timer_c_->field);                                                      \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_next_expiry"); return timer_r_; }                                \
+    {   int64_t timer_r_ = core##_next_expiry(name##_ccore_(timer_c_));                                               \
+        TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_next_expiry"); return timer_r_; }                         \
     TIMER_INLINE_ type *name##_first(const name *timer_c_)                                                            \
-    {   struct core##_node *timer_n_ = core##_first(&timer_c_->field);                                                \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_first");                                                         \
+    {   struct core##_node *timer_n_ = core##_first(name##_ccore_(timer_c_));                                         \
+        TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_first");                                                  \
         return timer_n_ ? tlist_entry(timer_n_, type, member) : NULL; }                                               \
-    struct name##_visitor_ { void (*fn)(type *, void *); void *arg; };                                                \
-    TIMER_INLINE_ void name##_visit_one_(struct core##_node *timer_n_, void *timer_v_)                                \
+    struct name##_visitor_ { void (*fn)(type *, void *); int (*until)(type *, void *); void *arg; };                   \
+    TIMER_INLINE_ int name##_visit_one_(struct core##_node *timer_n_, void *timer_v_)                                 \
     {   const struct name##_visitor_ *timer_f_ = TIMER_CAST_(const struct name##_visitor_ *, timer_v_);               \
-        timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); }                                           \
+        if (timer_f_->until != NULL) return timer_f_->until(tlist_entry(timer_n_, type, member), timer_f_->arg);      \
+        timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); return 0; }                                 \
     TIMER_INLINE_ size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
     {   struct name##_visitor_ timer_f_;                                                                              \
         assert(timer_fn_ != NULL && #name "_visit: fn is NULL");                                                      \
         if (timer_fn_ == NULL) return 0;                                                                              \
-        timer_f_.fn = timer_fn_; timer_f_.arg = timer_arg_;                                                           \
-        return core##_visit(&timer_c_->field, name##_visit_one_, &timer_f_); }                                        \
+        timer_f_.fn = timer_fn_; timer_f_.until = NULL; timer_f_.arg = timer_arg_;                                    \
+        (void)core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_);                                    \
+        return name##_ccore_(timer_c_)->count; }                                                                      \
+    TIMER_INLINE_ int name##_visit_until(const name *timer_c_, int (*timer_fn_)(type *, void *), void *timer_arg_)    \
+    {   struct name##_visitor_ timer_f_;                                                                              \
+        assert(timer_fn_ != NULL && #name "_visit_until: fn is NULL");                                                \
+        if (timer_fn_ == NULL) return 0;                                                                              \
+        timer_f_.fn = NULL; timer_f_.until = timer_fn_; timer_f_.arg = timer_arg_;                                    \
+        return core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_); }                                 \
     TIMER_INLINE_ int name##_reserve(name *timer_c_, size_t timer_n_)                                                 \
-    {   int timer_r_ = core##_reserve(&timer_c_->field, timer_n_);                                                    \
-        TIMER_AFTER_(core, &timer_c_->field, #name "_reserve"); return timer_r_; }                                    \
-    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(&timer_c_->field); }         \
-    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return timer_c_->field.count; }                          \
-    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return timer_c_->field.count == 0; }                      \
+    {   int timer_r_ = core##_reserve(name##_core_(timer_c_), timer_n_);                                              \
+        TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reserve"); return timer_r_; }                              \
+    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(name##_ccore_(timer_c_)); }   \
+    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return name##_ccore_(timer_c_)->count; }                 \
+    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return name##_ccore_(timer_c_)->count == 0; }             \
     TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                        \
     { return core##_node_pending(TIMER_NODE_(timer_item_, member)); }                                                 \
     TIMER_INLINE_ bool name##_due(const type *timer_item_) { return core##_node_due(TIMER_NODE_(timer_item_, member)); } \
@@ -430,11 +558,11 @@ TIMER_INLINE_ void timer_debug_fail_(const char *fn, const char *why)
     { return core##_node_expire(TIMER_NODE_(timer_item_, member)); }                                                  \
     TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
     { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
-    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(&timer_c_->field); }
+    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(name##_ccore_(timer_c_)); }
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_LIST_H */
+#endif /* TIMER_LIST_H_FUNCTIONS */
 
 /* ==== bitmap.h ==== */
 
@@ -638,6 +766,9 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *                                                fn(item, arg) for each pending item, in
  *                                                pop order; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     0: the set never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -652,8 +783,10 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
- * type, member); with TIMER_TYPES_ONLY defined this header declares only the
- * node, the container and DEFINE_TYPE (see list.h).
+ * type, member). A public header includes timer_set_types.h, which
+ * declares only the node and DEFINE_TYPE (with struct tlist and the
+ * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
+ * defined, this header declares the same (see list.h).
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
@@ -670,16 +803,19 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * Misuse: an item freed while pending is not detected (remove it first);
  * remove() or reschedule() with a set other than the one holding the item
  * aborts in builds with asserts (O(log n): the walk from the item to its
- * tree's root), before anything changes; TIMER_DEBUG reports it too. A user type
- * named `timer` would make TIMER_SET_DEFINE's `timer_set` clash with this
- * header's own names: use the _NAMED form.
+ * tree's root), before anything changes; TIMER_DEBUG reports it too; with
+ * NDEBUG, such a call through an empty set returns false / -EINVAL and
+ * changes nothing. Insert of a due item aborts in builds with asserts
+ * (naming reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose
+ * member is not a struct timer_set_node, or TIMER_SET_DEFINE with
+ * `struct X` or a type named `timer` (timer_set is this header's), fails
+ * to compile; the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_SET_TYPES_H
-#define TIMER_SET_TYPES_H
 
-#include <stdint.h>
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_set_types.h) */
+#ifndef TIMER_SET_H_TYPES
+#define TIMER_SET_H_TYPES
 
 /* The states (compare timer_heap.h and timer_wheel.h):
  *   idle     parent == 0 and link.next == NULL: a zeroed node
@@ -696,26 +832,32 @@ struct timer_set_node {
     int64_t expire;
 };
 
-struct timer_set {
-    struct timer_set_node *root;
-    struct timer_set_node *first, *last;    /* earliest and latest, NULL when empty */
-    size_t count;
-    int64_t now;
-};
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_set (below, with the functions) without its name. */
+#define TIMER_SET_DEFINE_TYPE(name) \
+    typedef struct name { struct { struct timer_set_node *root, *first, *last; size_t count; int64_t now; } set; } name;
 
-/* The container type alone: typedef struct name name. */
-#define TIMER_SET_DEFINE_TYPE(name) typedef struct name { struct timer_set set; } name;
-
-#endif /* TIMER_SET_TYPES_H */
+#endif /* TIMER_SET_H_TYPES */
 
 /* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_SET_H)
-#define TIMER_SET_H
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_SET_H_FUNCTIONS)
+#define TIMER_SET_H_FUNCTIONS
 
 #include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdbool.h>
+
+struct TIMER_MAY_ALIAS_ timer_set {
+    struct timer_set_node *root;
+    struct timer_set_node *first, *last;    /* earliest and latest, NULL when empty */
+    size_t count;
+    int64_t now;
+};
+TIMER_SET_DEFINE_TYPE(timer_set_layout_)
+TIMER_STATIC_CHECK_(timer_set_layout_check_, sizeof(timer_set_layout_) == sizeof(struct timer_set) &&
+                    offsetof(timer_set_layout_, set.count) == offsetof(struct timer_set, count) &&
+                    offsetof(timer_set_layout_, set.now) == offsetof(struct timer_set, now))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -878,7 +1020,8 @@ TIMER_INLINE_ void timer_set_erase_fixup_(struct timer_set *s, struct timer_set_
     while (x != s->root && !timer_set_is_red_(x)) {
         int d = p->u.child[1] == x;         /* x's side; the sibling exists */
         struct timer_set_node *w = p->u.child[!d];
-        if (timer_set_is_red_(w)) {         /* red sibling: rotate it up, sibling turns black */
+        if (!(w->parent & TIMER_SET_BLACK_)) {  /* red sibling (never NULL: is_red_ would tell
+                                                   gcc's -Wnull-dereference it might be) */
             timer_set_paint_(w, TIMER_SET_BLACK_);
             timer_set_paint_(p, 0);
             timer_set_rotate_(s, p, d);
@@ -999,10 +1142,14 @@ TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer
     return n == s->root;
 }
 
-/* Make a pending or due node idle; false if it already was. */
+/* Make a pending or due node idle; false if it already was, or if it is
+ * pending and s is empty (another set's item: the O(1) check of every
+ * build, so that no count wraps round; owns_ is the full one). */
 TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node *n)
 {
     if (n->parent != 0) {
+        if (s->count == 0)
+            return false;
         timer_set_erase_(s, n);
         timer_set_make_idle_(n);
         return true;
@@ -1025,6 +1172,8 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is pending in another set, not this one");
+    if (n->parent != 0 && s->count == 0)
+        return -EINVAL;                     /* another set's item */
     timer_set_unlink_(s, n);
     timer_set_add_(s, expire, n);
     return 0;
@@ -1064,10 +1213,11 @@ TIMER_INLINE_ struct timer_set_node *timer_set_first(const struct timer_set *s)
 
 /* In pop order: from the earliest, each node's successor (the leftmost of
  * its later subtree, or the first ancestor it is earlier than), taken
- * before fn runs; O(n) in all, no stack. */
-TIMER_INLINE_ size_t timer_set_visit(const struct timer_set *s, void (*fn)(struct timer_set_node *, void *), void *arg)
+ * before fn runs, until fn returns non-zero; O(n) in all, no stack. */
+TIMER_INLINE_ int timer_set_visit(const struct timer_set *s, int (*fn)(struct timer_set_node *, void *), void *arg)
 {
     struct timer_set_node *n = s->first, *next, *p;
+    int r;
     while (n != NULL) {
         if ((next = n->u.child[1]) != NULL) {
             while (next->u.child[0] != NULL)
@@ -1077,10 +1227,11 @@ TIMER_INLINE_ size_t timer_set_visit(const struct timer_set *s, void (*fn)(struc
                 ;
             next = p;
         }
-        fn(n, arg);
+        if ((r = fn(n, arg)) != 0)
+            return r;
         n = next;
     }
-    return s->count;
+    return 0;
 }
 
 /* The set never allocates: room for any number of items is always there. */
@@ -1195,11 +1346,11 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     TIMER_SET_DEFINE_TYPE(name)                    \
     TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_SET_DEFINE(type, member) TIMER_SET_DEFINE_NAMED(type##_set, type, member)
+#define TIMER_SET_DEFINE(type, member) TIMER_SHORT_DEFINE_(SET, set, type, member)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_SET_H */
+#endif /* TIMER_SET_H_FUNCTIONS */
 
 /* ==== timer_heap.h ==== */
 
@@ -1239,6 +1390,9 @@ TIMER_FUNCTIONS_END_
  *                                                fn(item, arg) for each pending item, in
  *                                                array order; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     room for n pending items: 0 or -ENOMEM
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -1257,8 +1411,10 @@ TIMER_FUNCTIONS_END_
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
- * type, member); with TIMER_TYPES_ONLY defined this header declares only the
- * node, the container and DEFINE_TYPE (see list.h).
+ * type, member). A public header includes timer_heap_types.h, which
+ * declares only the node and DEFINE_TYPE (with struct tlist and the
+ * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
+ * defined, this header declares the same (see list.h).
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither
@@ -1297,15 +1453,18 @@ TIMER_FUNCTIONS_END_
  * Misuse: an item freed while pending is not detected (remove it first);
  * remove() or reschedule() with a heap other than the one holding the item
  * aborts in builds with asserts (O(1): the item's stored index), before
- * anything changes; TIMER_DEBUG reports it too. A user type named `timer` would make TIMER_HEAP_DEFINE's
- * `timer_heap` clash with this header's own names: use the _NAMED form.
+ * anything changes; TIMER_DEBUG reports it too; with NDEBUG the same
+ * check returns false / -EINVAL and changes nothing. Insert of a due item
+ * aborts in builds with asserts (naming reschedule and tlist_drain);
+ * NDEBUG: -EBUSY. A DEFINE whose member is not a struct timer_heap_node,
+ * or TIMER_HEAP_DEFINE with `struct X` or a type named `timer` (timer_heap
+ * is this header's), fails to compile; the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_HEAP_TYPES_H
-#define TIMER_HEAP_TYPES_H
 
-#include <stdint.h>
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_heap_types.h) */
+#ifndef TIMER_HEAP_H_TYPES
+#define TIMER_HEAP_H_TYPES
 
 /* The states (compare timer_set.h and timer_wheel.h):
  *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
@@ -1327,32 +1486,40 @@ struct timer_heap_node {
     int64_t expire;
 };
 
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_heap (below, with the functions) without its name (the
+ * array pointer as a node pointer: every struct pointer has one
+ * representation). */
+#define TIMER_HEAP_DEFINE_TYPE(name) \
+    typedef struct name { struct { struct timer_heap_node *a; size_t count, cap, reserved; uint64_t seq; int64_t now; } heap; } name;
+
+#endif /* TIMER_HEAP_H_TYPES */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_HEAP_H_FUNCTIONS)
+#define TIMER_HEAP_H_FUNCTIONS
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+
 struct timer_heap_entry {
     int64_t expire;
     struct timer_heap_node *node;
 };
 
-struct timer_heap {
+struct TIMER_MAY_ALIAS_ timer_heap {
     struct timer_heap_entry *a;
     size_t count, cap;
     size_t reserved;        /* reserve()'s floor for the capacity */
     uint64_t seq;           /* arrivals so far: the next one gets seq + 1 */
     int64_t now;
 };
-
-/* The container type alone: typedef struct name name. */
-#define TIMER_HEAP_DEFINE_TYPE(name) typedef struct name { struct timer_heap heap; } name;
-
-#endif /* TIMER_HEAP_TYPES_H */
-
-/* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_HEAP_H)
-#define TIMER_HEAP_H
-
-#include <assert.h>
-#include <errno.h>
-#include <stddef.h>
-#include <stdbool.h>
+TIMER_HEAP_DEFINE_TYPE(timer_heap_layout_)
+TIMER_STATIC_CHECK_(timer_heap_layout_check_, sizeof(timer_heap_layout_) == sizeof(struct timer_heap) &&
+                    offsetof(timer_heap_layout_, heap.reserved) == offsetof(struct timer_heap, reserved) &&
+                    offsetof(timer_heap_layout_, heap.now) == offsetof(struct timer_heap, now))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -1610,11 +1777,18 @@ TIMER_INLINE_ void timer_heap_add_(struct timer_heap *h, int64_t expire, struct 
     timer_heap_sift_up_(h->a, h->count++, e, true);
 }
 
-/* False only when n is pending at a position that is not its in h: in
- * another heap. O(1): remove and reschedule assert it, TIMER_DEBUG checks it first. */
+/* Does h hold the pending node n? Its stored position names an entry of
+ * h's that is n exactly when it does. O(1), in every build: remove and
+ * reschedule of another heap's item change nothing. */
+TIMER_INLINE_ bool timer_heap_holds_(const struct timer_heap *h, const struct timer_heap_node *n)
+{
+    return n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n;
+}
+
+/* False only when n is pending in another heap (TIMER_DEBUG checks it first). */
 TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
 {
-    return !timer_heap_node_pending(n) || (n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n);
+    return !timer_heap_node_pending(n) || timer_heap_holds_(h, n);
 }
 
 TIMER_INLINE_ int timer_heap_insert(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
@@ -1637,7 +1811,10 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         tlist_remove(&n->u.link);          /* due: leave the result list */
         return true;
     }
-    assert(timer_heap_owns_(h, n) && "timer_heap_remove: the item is pending in another heap, not this one");
+    if (!timer_heap_holds_(h, n)) {
+        assert(0 && "timer_heap_remove: the item is pending in another heap, not this one");
+        return false;
+    }
     timer_heap_delete_(h, n->u.heap.pos - 1);
     timer_heap_make_idle_(n);
     timer_heap_shrink_(h);
@@ -1646,8 +1823,8 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
 
 TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
 {
-    size_t i;
-    struct timer_heap_entry e;
+    size_t i, count;
+    struct timer_heap_entry e, *a;
     if (n == NULL || expire < 0)
         return -EINVAL;
     if (!timer_heap_node_pending(n)) {
@@ -1658,17 +1835,24 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
         return 0;
     }
     /* Pending: change the key in place and sift whichever way it moved;
-     * no allocation. A reschedule is a new arrival. */
+     * no allocation. A reschedule is a new arrival. The array and the count
+     * are read once, for holds_'s test too, before the node's stores (which
+     * could alias them: the core struct is may_alias). */
+    a = h->a;
+    count = h->count;
     i = n->u.heap.pos - 1;
-    assert(timer_heap_owns_(h, n) && "timer_heap_reschedule: the item is pending in another heap, not this one");
+    if (i >= count || a[i].node != n) {     /* timer_heap_holds_ */
+        assert(0 && "timer_heap_reschedule: the item is pending in another heap, not this one");
+        return -EINVAL;
+    }
     e.expire = expire;
     e.node = n;
     n->expire = expire;
     n->u.heap.seq = ++h->seq;
-    if (i > 0 && expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
-        timer_heap_sift_up_(h->a, i, e, true);
+    if (i > 0 && expire < a[(i - 1) / TIMER_HEAP_ARITY].expire)
+        timer_heap_sift_up_(a, i, e, true);
     else
-        timer_heap_sift_down_(h->a, h->count, i, e);
+        timer_heap_sift_down_(a, count, i, e);
     return 0;
 }
 
@@ -1713,13 +1897,15 @@ TIMER_INLINE_ struct timer_heap_node *timer_heap_first(const struct timer_heap *
     return h->count ? h->a[0].node : NULL;
 }
 
-/* In array order. */
-TIMER_INLINE_ size_t timer_heap_visit(const struct timer_heap *h, void (*fn)(struct timer_heap_node *, void *), void *arg)
+/* In array order, until fn returns non-zero. */
+TIMER_INLINE_ int timer_heap_visit(const struct timer_heap *h, int (*fn)(struct timer_heap_node *, void *), void *arg)
 {
     size_t i;
+    int r;
     for (i = 0; i < h->count; i++)
-        fn(h->a[i].node, arg);
-    return h->count;
+        if ((r = fn(h->a[i].node, arg)) != 0)
+            return r;
+    return 0;
 }
 
 /* Room for n pending items, kept until destroy (or a smaller reserve):
@@ -1788,11 +1974,11 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_TYPE(name)                    \
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_HEAP_DEFINE(type, member) TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
+#define TIMER_HEAP_DEFINE(type, member) TIMER_SHORT_DEFINE_(HEAP, heap, type, member)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_HEAP_H */
+#endif /* TIMER_HEAP_H_FUNCTIONS */
 
 /* ==== timer_wheel.h ==== */
 
@@ -1834,6 +2020,9 @@ TIMER_FUNCTIONS_END_
  *                                                fn(item, arg) for each pending item, list
  *                                                by list; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     0: the wheel never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -1849,10 +2038,12 @@ TIMER_FUNCTIONS_END_
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
- * TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member). With TIMER_TYPES_ONLY
- * defined, this header declares only the node, the container and
- * DEFINE_TYPE, so a public header can embed both; one .c file then includes
- * it again without TIMER_TYPES_ONLY and expands DEFINE_FUNCTIONS.
+ * TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member). A public header
+ * includes timer_wheel_types.h, which declares only the node and
+ * DEFINE_TYPE (with struct tlist and the version) and leaves
+ * TIMER_TYPES_ONLY alone (with TIMER_TYPES_ONLY defined, this header
+ * declares the same), so it can embed both; one .c file then includes
+ * this header and expands DEFINE_FUNCTIONS.
  *
  * How it works. Time is split into 6-bit groups, and an item is filed by
  * the highest group in which its expiry differs from the wheel's clock
@@ -1905,15 +2096,50 @@ TIMER_FUNCTIONS_END_
  * most 8 links from the item reaches its list's head (so in any list of up
  * to 8 items), or when this wheel is empty; otherwise at the latest when a
  * count would go wrong. TIMER_DEBUG walks the whole list and always tells.
- * A user type named `timer` would make TIMER_WHEEL_DEFINE's `timer_wheel`
- * clash with this header's own names: use TIMER_WHEEL_DEFINE_NAMED then.
+ * With NDEBUG such a call returns false / -EINVAL and changes nothing when
+ * this wheel is empty or the item is alone in a list that is not this
+ * wheel's. Insert of a due item aborts in builds with asserts (naming
+ * reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose member is
+ * not a struct timer_wheel_node, or TIMER_WHEEL_DEFINE with `struct X` or
+ * a type named `timer` (timer_wheel is this header's), fails to compile;
+ * the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_WHEEL_TYPES_H
-#define TIMER_WHEEL_TYPES_H
 
-#include <stdint.h>
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_wheel_types.h) */
+#ifndef TIMER_WHEEL_H_TYPES
+#define TIMER_WHEEL_H_TYPES
+
+/* The states (compare timer_set.h and timer_heap.h):
+ *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
+ *   pending  link in a slot list or a run; expire >= 0
+ *   due      link in a caller's result list; expire holds ~expiry (< 0)
+ * so the sign of `expire` tells pending from due without a flag field. */
+struct timer_wheel_node {
+    struct tlist link;
+    int64_t expire;
+};
+
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_wheel (below, with the functions) without its name or
+ * its macros; the functions' part checks that the two agree. */
+#define TIMER_WHEEL_DEFINE_TYPE(name)                                                               \
+    typedef struct name {                                                                           \
+        struct { int64_t now; uint64_t limit; int64_t runs_low, upto; int best;                     \
+                 unsigned calls, jobs, unsorted, quiet; size_t count; uint64_t vgroup[11];          \
+                 size_t run_size[64]; uint64_t occupied[22]; struct tlist slot[1408]; } wheel;      \
+    } name;
+
+#endif /* TIMER_WHEEL_H_TYPES */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_WHEEL_H_FUNCTIONS)
+#define TIMER_WHEEL_H_FUNCTIONS
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
 
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
@@ -1927,17 +2153,7 @@ TIMER_FUNCTIONS_END_
 #define TIMER_WHEEL_ORDINARY 54
 #define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_RUN0 + 64)
 
-/* The states (compare timer_set.h and timer_heap.h):
- *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
- *   pending  link in a slot list or a run; expire >= 0
- *   due      link in a caller's result list; expire holds ~expiry (< 0)
- * so the sign of `expire` tells pending from due without a flag field. */
-struct timer_wheel_node {
-    struct tlist link;
-    int64_t expire;
-};
-
-struct timer_wheel {
+struct TIMER_MAY_ALIAS_ timer_wheel {
     int64_t now;            /* the clock: every slot item is later than it */
     /* A lower bound of every occupied slot's start, later than the clock
      * (UINT64_MAX: no slot). An expiry at or after it is filed straight
@@ -1961,19 +2177,11 @@ struct timer_wheel {
     struct tlist slot[TIMER_WHEEL_NSLOTS];
 };
 
-/* The container type alone: typedef struct name name. */
-#define TIMER_WHEEL_DEFINE_TYPE(name) typedef struct name { struct timer_wheel wheel; } name;
-
-#endif /* TIMER_WHEEL_TYPES_H */
-
-/* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_WHEEL_H)
-#define TIMER_WHEEL_H
-
-#include <assert.h>
-#include <errno.h>
-#include <stddef.h>
-#include <stdbool.h>
+TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
+TIMER_STATIC_CHECK_(timer_wheel_layout_check_, sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
+                    offsetof(timer_wheel_layout_, wheel.count) == offsetof(struct timer_wheel, count) &&
+                    offsetof(timer_wheel_layout_, wheel.occupied) == offsetof(struct timer_wheel, occupied) &&
+                    offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -2359,6 +2567,14 @@ TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const stru
     return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 7) != 0);  /* 8 links */
 }
 
+/* The check of every build, on the pending n: false when w cannot hold it
+ * (w is empty, or n is alone in a list whose head is not w's). It reads
+ * only what unlinking n reads anyway. */
+TIMER_INLINE_ bool timer_wheel_may_own_(const struct timer_wheel *w, const struct timer_wheel_node *n)
+{
+    return w->count != 0 && (n->link.next != n->link.prev || timer_wheel_is_head_(w, n->link.next));
+}
+
 /* Take a pending node out of its list (the count is the caller's, as is
  * the node's own state). */
 TIMER_INLINE_ void timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_node *n)
@@ -2390,9 +2606,11 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
     if (n == NULL || n->link.next == NULL)
         return false;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_remove: the item is pending in another wheel, not this one");
-    if (n->expire >= 0)
+    if (n->expire >= 0) {
+        if (!timer_wheel_may_own_(w, n))
+            return false;                   /* another wheel's item: nothing changes */
         timer_wheel_unlink_(w, n);
-    else
+    } else
         tlist_remove(&n->link);             /* due: leave the result list */
     timer_wheel_make_idle_(n);
     return true;
@@ -2403,6 +2621,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
+    if (timer_wheel_node_pending(n) && !timer_wheel_may_own_(w, n))
+        return -EINVAL;                     /* another wheel's item: nothing changes */
     /* A pending item moving to a slot (the common case: a connection
      * timeout pushed back): unlink it from wherever it is and append it, as
      * an insert would, since a reschedule is a new arrival. An item that is
@@ -2773,27 +2993,28 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
     return i == TIMER_WHEEL_NSLOTS ? NULL : timer_wheel_node_of_(cw->slot[i].next);
 }
 
-/* In the order of the lists. The earliest item is located first, as
- * next_expiry would, and nothing is reorganised during the walk, so that a
- * next_expiry or first called by fn finds it in place and moves nothing
- * under the walk. */
-TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *cw, void (*fn)(struct timer_wheel_node *, void *), void *arg)
+/* In the order of the lists, until fn returns non-zero. The earliest item
+ * is located first, as next_expiry would, and nothing is reorganised
+ * during the walk, so that a next_expiry or first called by fn finds it in
+ * place and moves nothing under the walk. */
+TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
     struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
     size_t i = 0;
+    int r = 0;
     (void)timer_wheel_next_expiry(cw);
     w->quiet++;
-    while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
+    while (r == 0 && (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
         const struct tlist *head = &w->slot[i];
         struct tlist *pos, *next;
-        for (pos = head->next; pos != head; pos = next) {
+        for (pos = head->next; pos != head && r == 0; pos = next) {
             next = pos->next;
-            fn(timer_wheel_node_of_(pos), arg);
+            r = fn(timer_wheel_node_of_(pos), arg);
         }
         i++;
     }
     w->quiet--;
-    return w->count;
+    return r;
 }
 
 /* The runs' bound, then the earliest slot's start (exact for a level-0
@@ -2916,8 +3137,8 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_TYPE(name)                    \
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_WHEEL_DEFINE(type, member) TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
+#define TIMER_WHEEL_DEFINE(type, member) TIMER_SHORT_DEFINE_(WHEEL, wheel, type, member)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_WHEEL_H */
+#endif /* TIMER_WHEEL_H_FUNCTIONS */

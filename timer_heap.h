@@ -35,6 +35,9 @@
  *                                                fn(item, arg) for each pending item, in
  *                                                array order; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     room for n pending items: 0 or -ENOMEM
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -53,8 +56,10 @@
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
- * type, member); with TIMER_TYPES_ONLY defined this header declares only the
- * node, the container and DEFINE_TYPE (see list.h).
+ * type, member). A public header includes timer_heap_types.h, which
+ * declares only the node and DEFINE_TYPE (with struct tlist and the
+ * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
+ * defined, this header declares the same (see list.h).
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither
@@ -93,16 +98,19 @@
  * Misuse: an item freed while pending is not detected (remove it first);
  * remove() or reschedule() with a heap other than the one holding the item
  * aborts in builds with asserts (O(1): the item's stored index), before
- * anything changes; TIMER_DEBUG reports it too. A user type named `timer` would make TIMER_HEAP_DEFINE's
- * `timer_heap` clash with this header's own names: use the _NAMED form.
+ * anything changes; TIMER_DEBUG reports it too; with NDEBUG the same
+ * check returns false / -EINVAL and changes nothing. Insert of a due item
+ * aborts in builds with asserts (naming reschedule and tlist_drain);
+ * NDEBUG: -EBUSY. A DEFINE whose member is not a struct timer_heap_node,
+ * or TIMER_HEAP_DEFINE with `struct X` or a type named `timer` (timer_heap
+ * is this header's), fails to compile; the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_HEAP_TYPES_H
-#define TIMER_HEAP_TYPES_H
+#include "list.h"   /* first: it stops a header of another version */
 
-#include <stdint.h>
-#include "list.h"
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_heap_types.h) */
+#ifndef TIMER_HEAP_H_TYPES
+#define TIMER_HEAP_H_TYPES
 
 /* The states (compare timer_set.h and timer_wheel.h):
  *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
@@ -124,33 +132,40 @@ struct timer_heap_node {
     int64_t expire;
 };
 
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_heap (below, with the functions) without its name (the
+ * array pointer as a node pointer: every struct pointer has one
+ * representation). */
+#define TIMER_HEAP_DEFINE_TYPE(name) \
+    typedef struct name { struct { struct timer_heap_node *a; size_t count, cap, reserved; uint64_t seq; int64_t now; } heap; } name;
+
+#endif /* TIMER_HEAP_H_TYPES */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_HEAP_H_FUNCTIONS)
+#define TIMER_HEAP_H_FUNCTIONS
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+
 struct timer_heap_entry {
     int64_t expire;
     struct timer_heap_node *node;
 };
 
-struct timer_heap {
+struct TIMER_MAY_ALIAS_ timer_heap {
     struct timer_heap_entry *a;
     size_t count, cap;
     size_t reserved;        /* reserve()'s floor for the capacity */
     uint64_t seq;           /* arrivals so far: the next one gets seq + 1 */
     int64_t now;
 };
-
-/* The container type alone: typedef struct name name. */
-#define TIMER_HEAP_DEFINE_TYPE(name) typedef struct name { struct timer_heap heap; } name;
-
-#endif /* TIMER_HEAP_TYPES_H */
-
-/* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_HEAP_H)
-#define TIMER_HEAP_H
-
-#include <assert.h>
-#include <errno.h>
-#include <stddef.h>
-#include <stdbool.h>
-#include "list.h"
+TIMER_HEAP_DEFINE_TYPE(timer_heap_layout_)
+TIMER_STATIC_CHECK_(timer_heap_layout_check_, sizeof(timer_heap_layout_) == sizeof(struct timer_heap) &&
+                    offsetof(timer_heap_layout_, heap.reserved) == offsetof(struct timer_heap, reserved) &&
+                    offsetof(timer_heap_layout_, heap.now) == offsetof(struct timer_heap, now))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -408,11 +423,18 @@ TIMER_INLINE_ void timer_heap_add_(struct timer_heap *h, int64_t expire, struct 
     timer_heap_sift_up_(h->a, h->count++, e, true);
 }
 
-/* False only when n is pending at a position that is not its in h: in
- * another heap. O(1): remove and reschedule assert it, TIMER_DEBUG checks it first. */
+/* Does h hold the pending node n? Its stored position names an entry of
+ * h's that is n exactly when it does. O(1), in every build: remove and
+ * reschedule of another heap's item change nothing. */
+TIMER_INLINE_ bool timer_heap_holds_(const struct timer_heap *h, const struct timer_heap_node *n)
+{
+    return n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n;
+}
+
+/* False only when n is pending in another heap (TIMER_DEBUG checks it first). */
 TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
 {
-    return !timer_heap_node_pending(n) || (n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n);
+    return !timer_heap_node_pending(n) || timer_heap_holds_(h, n);
 }
 
 TIMER_INLINE_ int timer_heap_insert(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
@@ -435,7 +457,10 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         tlist_remove(&n->u.link);          /* due: leave the result list */
         return true;
     }
-    assert(timer_heap_owns_(h, n) && "timer_heap_remove: the item is pending in another heap, not this one");
+    if (!timer_heap_holds_(h, n)) {
+        assert(0 && "timer_heap_remove: the item is pending in another heap, not this one");
+        return false;
+    }
     timer_heap_delete_(h, n->u.heap.pos - 1);
     timer_heap_make_idle_(n);
     timer_heap_shrink_(h);
@@ -444,8 +469,8 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
 
 TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
 {
-    size_t i;
-    struct timer_heap_entry e;
+    size_t i, count;
+    struct timer_heap_entry e, *a;
     if (n == NULL || expire < 0)
         return -EINVAL;
     if (!timer_heap_node_pending(n)) {
@@ -456,17 +481,24 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
         return 0;
     }
     /* Pending: change the key in place and sift whichever way it moved;
-     * no allocation. A reschedule is a new arrival. */
+     * no allocation. A reschedule is a new arrival. The array and the count
+     * are read once, for holds_'s test too, before the node's stores (which
+     * could alias them: the core struct is may_alias). */
+    a = h->a;
+    count = h->count;
     i = n->u.heap.pos - 1;
-    assert(timer_heap_owns_(h, n) && "timer_heap_reschedule: the item is pending in another heap, not this one");
+    if (i >= count || a[i].node != n) {     /* timer_heap_holds_ */
+        assert(0 && "timer_heap_reschedule: the item is pending in another heap, not this one");
+        return -EINVAL;
+    }
     e.expire = expire;
     e.node = n;
     n->expire = expire;
     n->u.heap.seq = ++h->seq;
-    if (i > 0 && expire < h->a[(i - 1) / TIMER_HEAP_ARITY].expire)
-        timer_heap_sift_up_(h->a, i, e, true);
+    if (i > 0 && expire < a[(i - 1) / TIMER_HEAP_ARITY].expire)
+        timer_heap_sift_up_(a, i, e, true);
     else
-        timer_heap_sift_down_(h->a, h->count, i, e);
+        timer_heap_sift_down_(a, count, i, e);
     return 0;
 }
 
@@ -511,13 +543,15 @@ TIMER_INLINE_ struct timer_heap_node *timer_heap_first(const struct timer_heap *
     return h->count ? h->a[0].node : NULL;
 }
 
-/* In array order. */
-TIMER_INLINE_ size_t timer_heap_visit(const struct timer_heap *h, void (*fn)(struct timer_heap_node *, void *), void *arg)
+/* In array order, until fn returns non-zero. */
+TIMER_INLINE_ int timer_heap_visit(const struct timer_heap *h, int (*fn)(struct timer_heap_node *, void *), void *arg)
 {
     size_t i;
+    int r;
     for (i = 0; i < h->count; i++)
-        fn(h->a[i].node, arg);
-    return h->count;
+        if ((r = fn(h->a[i].node, arg)) != 0)
+            return r;
+    return 0;
 }
 
 /* Room for n pending items, kept until destroy (or a smaller reserve):
@@ -586,8 +620,8 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_TYPE(name)                    \
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_HEAP_DEFINE(type, member) TIMER_HEAP_DEFINE_NAMED(type##_heap, type, member)
+#define TIMER_HEAP_DEFINE(type, member) TIMER_SHORT_DEFINE_(HEAP, heap, type, member)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_HEAP_H */
+#endif /* TIMER_HEAP_H_FUNCTIONS */

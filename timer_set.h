@@ -34,6 +34,9 @@
  *                                                fn(item, arg) for each pending item, in
  *                                                pop order; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     0: the set never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -48,8 +51,10 @@
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
- * type, member); with TIMER_TYPES_ONLY defined this header declares only the
- * node, the container and DEFINE_TYPE (see list.h).
+ * type, member). A public header includes timer_set_types.h, which
+ * declares only the node and DEFINE_TYPE (with struct tlist and the
+ * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
+ * defined, this header declares the same (see list.h).
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
@@ -66,17 +71,20 @@
  * Misuse: an item freed while pending is not detected (remove it first);
  * remove() or reschedule() with a set other than the one holding the item
  * aborts in builds with asserts (O(log n): the walk from the item to its
- * tree's root), before anything changes; TIMER_DEBUG reports it too. A user type
- * named `timer` would make TIMER_SET_DEFINE's `timer_set` clash with this
- * header's own names: use the _NAMED form.
+ * tree's root), before anything changes; TIMER_DEBUG reports it too; with
+ * NDEBUG, such a call through an empty set returns false / -EINVAL and
+ * changes nothing. Insert of a due item aborts in builds with asserts
+ * (naming reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose
+ * member is not a struct timer_set_node, or TIMER_SET_DEFINE with
+ * `struct X` or a type named `timer` (timer_set is this header's), fails
+ * to compile; the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_SET_TYPES_H
-#define TIMER_SET_TYPES_H
+#include "list.h"   /* first: it stops a header of another version */
 
-#include <stdint.h>
-#include "list.h"
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_set_types.h) */
+#ifndef TIMER_SET_H_TYPES
+#define TIMER_SET_H_TYPES
 
 /* The states (compare timer_heap.h and timer_wheel.h):
  *   idle     parent == 0 and link.next == NULL: a zeroed node
@@ -93,27 +101,32 @@ struct timer_set_node {
     int64_t expire;
 };
 
-struct timer_set {
-    struct timer_set_node *root;
-    struct timer_set_node *first, *last;    /* earliest and latest, NULL when empty */
-    size_t count;
-    int64_t now;
-};
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_set (below, with the functions) without its name. */
+#define TIMER_SET_DEFINE_TYPE(name) \
+    typedef struct name { struct { struct timer_set_node *root, *first, *last; size_t count; int64_t now; } set; } name;
 
-/* The container type alone: typedef struct name name. */
-#define TIMER_SET_DEFINE_TYPE(name) typedef struct name { struct timer_set set; } name;
-
-#endif /* TIMER_SET_TYPES_H */
+#endif /* TIMER_SET_H_TYPES */
 
 /* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_SET_H)
-#define TIMER_SET_H
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_SET_H_FUNCTIONS)
+#define TIMER_SET_H_FUNCTIONS
 
 #include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdbool.h>
-#include "list.h"
+
+struct TIMER_MAY_ALIAS_ timer_set {
+    struct timer_set_node *root;
+    struct timer_set_node *first, *last;    /* earliest and latest, NULL when empty */
+    size_t count;
+    int64_t now;
+};
+TIMER_SET_DEFINE_TYPE(timer_set_layout_)
+TIMER_STATIC_CHECK_(timer_set_layout_check_, sizeof(timer_set_layout_) == sizeof(struct timer_set) &&
+                    offsetof(timer_set_layout_, set.count) == offsetof(struct timer_set, count) &&
+                    offsetof(timer_set_layout_, set.now) == offsetof(struct timer_set, now))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -276,7 +289,8 @@ TIMER_INLINE_ void timer_set_erase_fixup_(struct timer_set *s, struct timer_set_
     while (x != s->root && !timer_set_is_red_(x)) {
         int d = p->u.child[1] == x;         /* x's side; the sibling exists */
         struct timer_set_node *w = p->u.child[!d];
-        if (timer_set_is_red_(w)) {         /* red sibling: rotate it up, sibling turns black */
+        if (!(w->parent & TIMER_SET_BLACK_)) {  /* red sibling (never NULL: is_red_ would tell
+                                                   gcc's -Wnull-dereference it might be) */
             timer_set_paint_(w, TIMER_SET_BLACK_);
             timer_set_paint_(p, 0);
             timer_set_rotate_(s, p, d);
@@ -397,10 +411,14 @@ TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer
     return n == s->root;
 }
 
-/* Make a pending or due node idle; false if it already was. */
+/* Make a pending or due node idle; false if it already was, or if it is
+ * pending and s is empty (another set's item: the O(1) check of every
+ * build, so that no count wraps round; owns_ is the full one). */
 TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node *n)
 {
     if (n->parent != 0) {
+        if (s->count == 0)
+            return false;
         timer_set_erase_(s, n);
         timer_set_make_idle_(n);
         return true;
@@ -423,6 +441,8 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is pending in another set, not this one");
+    if (n->parent != 0 && s->count == 0)
+        return -EINVAL;                     /* another set's item */
     timer_set_unlink_(s, n);
     timer_set_add_(s, expire, n);
     return 0;
@@ -462,10 +482,11 @@ TIMER_INLINE_ struct timer_set_node *timer_set_first(const struct timer_set *s)
 
 /* In pop order: from the earliest, each node's successor (the leftmost of
  * its later subtree, or the first ancestor it is earlier than), taken
- * before fn runs; O(n) in all, no stack. */
-TIMER_INLINE_ size_t timer_set_visit(const struct timer_set *s, void (*fn)(struct timer_set_node *, void *), void *arg)
+ * before fn runs, until fn returns non-zero; O(n) in all, no stack. */
+TIMER_INLINE_ int timer_set_visit(const struct timer_set *s, int (*fn)(struct timer_set_node *, void *), void *arg)
 {
     struct timer_set_node *n = s->first, *next, *p;
+    int r;
     while (n != NULL) {
         if ((next = n->u.child[1]) != NULL) {
             while (next->u.child[0] != NULL)
@@ -475,10 +496,11 @@ TIMER_INLINE_ size_t timer_set_visit(const struct timer_set *s, void (*fn)(struc
                 ;
             next = p;
         }
-        fn(n, arg);
+        if ((r = fn(n, arg)) != 0)
+            return r;
         n = next;
     }
-    return s->count;
+    return 0;
 }
 
 /* The set never allocates: room for any number of items is always there. */
@@ -593,8 +615,8 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     TIMER_SET_DEFINE_TYPE(name)                    \
     TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_SET_DEFINE(type, member) TIMER_SET_DEFINE_NAMED(type##_set, type, member)
+#define TIMER_SET_DEFINE(type, member) TIMER_SHORT_DEFINE_(SET, set, type, member)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_SET_H */
+#endif /* TIMER_SET_H_FUNCTIONS */

@@ -37,6 +37,9 @@
  *                                                fn(item, arg) for each pending item, list
  *                                                by list; fn must not change c
  *                                                (it may call next_expiry, first)
+ *   int     NAME_visit_until(const NAME *c, int (*fn)(TYPE *, void *), void *arg);
+ *                                                the same walk until fn returns non-zero:
+ *                                                that value, or 0 after every item
  *   int     NAME_reserve(NAME *c, size_t n);     0: the wheel never allocates
  *   size_t  NAME_size(const NAME *c);
  *   bool    NAME_empty(const NAME *c);
@@ -52,10 +55,12 @@
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
- * TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member). With TIMER_TYPES_ONLY
- * defined, this header declares only the node, the container and
- * DEFINE_TYPE, so a public header can embed both; one .c file then includes
- * it again without TIMER_TYPES_ONLY and expands DEFINE_FUNCTIONS.
+ * TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member). A public header
+ * includes timer_wheel_types.h, which declares only the node and
+ * DEFINE_TYPE (with struct tlist and the version) and leaves
+ * TIMER_TYPES_ONLY alone (with TIMER_TYPES_ONLY defined, this header
+ * declares the same), so it can embed both; one .c file then includes
+ * this header and expands DEFINE_FUNCTIONS.
  *
  * How it works. Time is split into 6-bit groups, and an item is filed by
  * the highest group in which its expiry differs from the wheel's clock
@@ -108,16 +113,52 @@
  * most 8 links from the item reaches its list's head (so in any list of up
  * to 8 items), or when this wheel is empty; otherwise at the latest when a
  * count would go wrong. TIMER_DEBUG walks the whole list and always tells.
- * A user type named `timer` would make TIMER_WHEEL_DEFINE's `timer_wheel`
- * clash with this header's own names: use TIMER_WHEEL_DEFINE_NAMED then.
+ * With NDEBUG such a call returns false / -EINVAL and changes nothing when
+ * this wheel is empty or the item is alone in a list that is not this
+ * wheel's. Insert of a due item aborts in builds with asserts (naming
+ * reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose member is
+ * not a struct timer_wheel_node, or TIMER_WHEEL_DEFINE with `struct X` or
+ * a type named `timer` (timer_wheel is this header's), fails to compile;
+ * the first error names the fix.
  */
 
-/* ---- the types: also in TIMER_TYPES_ONLY mode ---------------------------- */
-#ifndef TIMER_WHEEL_TYPES_H
-#define TIMER_WHEEL_TYPES_H
+#include "list.h"   /* first: it stops a header of another version */
 
-#include <stdint.h>
-#include "list.h"
+/* ---- the types: also for a public header (TIMER_TYPES_ONLY, timer_wheel_types.h) */
+#ifndef TIMER_WHEEL_H_TYPES
+#define TIMER_WHEEL_H_TYPES
+
+/* The states (compare timer_set.h and timer_heap.h):
+ *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
+ *   pending  link in a slot list or a run; expire >= 0
+ *   due      link in a caller's result list; expire holds ~expiry (< 0)
+ * so the sign of `expire` tells pending from due without a flag field. */
+struct timer_wheel_node {
+    struct tlist link;
+    int64_t expire;
+};
+
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_wheel (below, with the functions) without its name or
+ * its macros; the functions' part checks that the two agree. */
+#define TIMER_WHEEL_DEFINE_TYPE(name)                                                               \
+    typedef struct name {                                                                           \
+        struct { int64_t now; uint64_t limit; int64_t runs_low, upto; int best;                     \
+                 unsigned calls, jobs, unsorted, quiet; size_t count; uint64_t vgroup[11];          \
+                 size_t run_size[64]; uint64_t occupied[22]; struct tlist slot[1408]; } wheel;      \
+    } name;
+
+#endif /* TIMER_WHEEL_H_TYPES */
+
+/* ---- the functions ---------------------------------------------------------- */
+#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_TYPES_PASS_) && !defined(TIMER_WHEEL_H_FUNCTIONS)
+#define TIMER_WHEEL_H_FUNCTIONS
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "bitmap.h"
 
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
@@ -131,17 +172,7 @@
 #define TIMER_WHEEL_ORDINARY 54
 #define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_RUN0 + 64)
 
-/* The states (compare timer_set.h and timer_heap.h):
- *   idle     link.next == NULL (a zeroed node; what tlist_pop_front leaves)
- *   pending  link in a slot list or a run; expire >= 0
- *   due      link in a caller's result list; expire holds ~expiry (< 0)
- * so the sign of `expire` tells pending from due without a flag field. */
-struct timer_wheel_node {
-    struct tlist link;
-    int64_t expire;
-};
-
-struct timer_wheel {
+struct TIMER_MAY_ALIAS_ timer_wheel {
     int64_t now;            /* the clock: every slot item is later than it */
     /* A lower bound of every occupied slot's start, later than the clock
      * (UINT64_MAX: no slot). An expiry at or after it is filed straight
@@ -165,21 +196,11 @@ struct timer_wheel {
     struct tlist slot[TIMER_WHEEL_NSLOTS];
 };
 
-/* The container type alone: typedef struct name name. */
-#define TIMER_WHEEL_DEFINE_TYPE(name) typedef struct name { struct timer_wheel wheel; } name;
-
-#endif /* TIMER_WHEEL_TYPES_H */
-
-/* ---- the functions ---------------------------------------------------------- */
-#if !defined(TIMER_TYPES_ONLY) && !defined(TIMER_WHEEL_H)
-#define TIMER_WHEEL_H
-
-#include <assert.h>
-#include <errno.h>
-#include <stddef.h>
-#include <stdbool.h>
-#include "list.h"
-#include "bitmap.h"
+TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
+TIMER_STATIC_CHECK_(timer_wheel_layout_check_, sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
+                    offsetof(timer_wheel_layout_, wheel.count) == offsetof(struct timer_wheel, count) &&
+                    offsetof(timer_wheel_layout_, wheel.occupied) == offsetof(struct timer_wheel, occupied) &&
+                    offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -565,6 +586,14 @@ TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const stru
     return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 7) != 0);  /* 8 links */
 }
 
+/* The check of every build, on the pending n: false when w cannot hold it
+ * (w is empty, or n is alone in a list whose head is not w's). It reads
+ * only what unlinking n reads anyway. */
+TIMER_INLINE_ bool timer_wheel_may_own_(const struct timer_wheel *w, const struct timer_wheel_node *n)
+{
+    return w->count != 0 && (n->link.next != n->link.prev || timer_wheel_is_head_(w, n->link.next));
+}
+
 /* Take a pending node out of its list (the count is the caller's, as is
  * the node's own state). */
 TIMER_INLINE_ void timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_node *n)
@@ -596,9 +625,11 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
     if (n == NULL || n->link.next == NULL)
         return false;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_remove: the item is pending in another wheel, not this one");
-    if (n->expire >= 0)
+    if (n->expire >= 0) {
+        if (!timer_wheel_may_own_(w, n))
+            return false;                   /* another wheel's item: nothing changes */
         timer_wheel_unlink_(w, n);
-    else
+    } else
         tlist_remove(&n->link);             /* due: leave the result list */
     timer_wheel_make_idle_(n);
     return true;
@@ -609,6 +640,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
+    if (timer_wheel_node_pending(n) && !timer_wheel_may_own_(w, n))
+        return -EINVAL;                     /* another wheel's item: nothing changes */
     /* A pending item moving to a slot (the common case: a connection
      * timeout pushed back): unlink it from wherever it is and append it, as
      * an insert would, since a reschedule is a new arrival. An item that is
@@ -979,27 +1012,28 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
     return i == TIMER_WHEEL_NSLOTS ? NULL : timer_wheel_node_of_(cw->slot[i].next);
 }
 
-/* In the order of the lists. The earliest item is located first, as
- * next_expiry would, and nothing is reorganised during the walk, so that a
- * next_expiry or first called by fn finds it in place and moves nothing
- * under the walk. */
-TIMER_INLINE_ size_t timer_wheel_visit(const struct timer_wheel *cw, void (*fn)(struct timer_wheel_node *, void *), void *arg)
+/* In the order of the lists, until fn returns non-zero. The earliest item
+ * is located first, as next_expiry would, and nothing is reorganised
+ * during the walk, so that a next_expiry or first called by fn finds it in
+ * place and moves nothing under the walk. */
+TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
     struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
     size_t i = 0;
+    int r = 0;
     (void)timer_wheel_next_expiry(cw);
     w->quiet++;
-    while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
+    while (r == 0 && (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
         const struct tlist *head = &w->slot[i];
         struct tlist *pos, *next;
-        for (pos = head->next; pos != head; pos = next) {
+        for (pos = head->next; pos != head && r == 0; pos = next) {
             next = pos->next;
-            fn(timer_wheel_node_of_(pos), arg);
+            r = fn(timer_wheel_node_of_(pos), arg);
         }
         i++;
     }
     w->quiet--;
-    return w->count;
+    return r;
 }
 
 /* The runs' bound, then the earliest slot's start (exact for a level-0
@@ -1122,8 +1156,8 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_TYPE(name)                    \
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
-#define TIMER_WHEEL_DEFINE(type, member) TIMER_WHEEL_DEFINE_NAMED(type##_wheel, type, member)
+#define TIMER_WHEEL_DEFINE(type, member) TIMER_SHORT_DEFINE_(WHEEL, wheel, type, member)
 
 TIMER_FUNCTIONS_END_
 
-#endif /* TIMER_WHEEL_H */
+#endif /* TIMER_WHEEL_H_FUNCTIONS */

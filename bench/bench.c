@@ -58,14 +58,14 @@ static const struct kind *const kinds[MAX_KINDS] = { &kset_kind, &kheap_kind, &k
 #error "MAX_SAMPLES too small for SMALL_PASSES samples in each of MAX_REPS repetitions"
 #endif
 
-static const char *const wl_names[] = { "random", "idle", "idle-range", "request", "mixed" };
-#define NWL 5
+static const char *const wl_names[] = { "random", "idle", "idle-range", "request", "mixed", "game" };
+#define NWL 6
 
 /* ---- the run ---------------------------------------------------------------- */
 
 static size_t wl_n(const struct workloads *w, int i)
 {
-    return i == 1 || i == 2 ? w->iw.conns : i == 3 ? w->qw.n : i == 4 ? w->mw.n : w->rw.n;
+    return i == 1 || i == 2 ? w->iw.conns : i == 3 ? w->qw.n : i == 4 ? w->mw.n : i == 5 ? w->gw.conns : w->rw.n;
 }
 
 /* Whether the runs over n timers take part in a pass: pass 0 is the
@@ -147,6 +147,11 @@ static void run(const struct config *cfg, const struct workloads *wls, int nsets
                     r.nops = 0;
                     k->mixed(&wl->mw, &r);
                     record_wl("mixed", k, wl->mw.n, &r, floor_for(&fc, wl->mw.n));
+                }
+                if (in_pass(wl->gw.conns, pass)) {
+                    r.nops = 0;
+                    k->idle(&wl->gw, &r);   /* the idle loop, messages with their own expiries */
+                    record_wl("game", k, wl->gw.conns, &r, floor_for(&fc, wl->gw.conns));
                 }
             }
         }
@@ -299,6 +304,15 @@ static void print_workload_table(const struct workloads *wls, int nsets)
            "the rest popped\n", REQ_PER_TICK, REQ_DELAY, REQ_ANSWERED_PERCENT);
     printf("  mixed:   delays log-uniform over 1 .. 2^%d ticks; a random half removed in random order;\n"
            "           the rest popped at now0 + 2^(k/4)\n", MIXED_LOG2_MAX);
+    printf("  game:    N timers: cooldowns of %" PRId64 " ms .. %" PRId64 " s, %d%% effects of %" PRId64 " s .. %"
+           PRId64 " min; N/%d actions a ms,\n"
+           "           each a reschedule of a random timer (pending or fired) to now + its delay; pop every ms;\n"
+           "           %" PRId64 " s of play; expiries within it, checked against the contract:",
+           GAME_COOLDOWN_MIN, GAME_COOLDOWN_MAX / 1000, GAME_EFFECT_PERCENT, GAME_EFFECT_MIN / 1000,
+           GAME_EFFECT_MAX / 60000, GAME_ACTION_DIVISOR, GAME_TICKS / 1000);
+    for (set = 0; set < nsets; set++)
+        printf("%s %zu at %s", set ? "," : "", wls[set].gw.expire[0], short_n(wls[set].gw.conns, a, sizeof a));
+    printf("\n");
     printf("  Cells as in 1; x floor = ratio to the floor insert at the workload's N (median ns:");
     for (i = 0; i < nrecs; i++) {
         int used = 0;
@@ -311,7 +325,7 @@ static void print_workload_table(const struct workloads *wls, int nsets)
             printf(" %.2f at %s", stats_of(recs[i].ns, recs[i].count).median, short_n(recs[i].n, b, sizeof b));
     }
     printf(").\n"
-           "  idle, idle-range, request: each tick's ops of one kind are timed as a batch of their own\n"
+           "  idle, idle-range, request, game: each tick's ops of one kind are timed as a batch of their own\n"
            "  (one message a tick at N 1000: less the clock's cost, a difference); pop = ns per item popped\n"
            "  (every tick's pop call, most of which find nothing, / items popped), pop_call = ns per pop call.\n\n");
     printf("%-10s %8s %-11s", "workload", "N", "op");

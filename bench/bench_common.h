@@ -170,6 +170,13 @@ static void *bench_items(size_t bytes)
 #define IDLE_TIMEOUT INT64_C(10000)     /* 10 s */
 #define IDLE_TICKS INT64_C(20000)       /* 20 s of traffic */
 #define IDLE_SILENT_PERMILLE 10         /* 1% of connections go silent */
+#define GAME_TICKS INT64_C(10000)       /* 10 s of play */
+#define GAME_COOLDOWN_MIN INT64_C(50)   /* cooldowns: 50 ms .. 3 s */
+#define GAME_COOLDOWN_MAX INT64_C(3000)
+#define GAME_EFFECT_MIN INT64_C(10000)  /* effects: 10 s .. 2 min */
+#define GAME_EFFECT_MAX INT64_C(120000)
+#define GAME_EFFECT_PERCENT 5           /* of the timers */
+#define GAME_ACTION_DIVISOR 1000        /* actions per tick: N / 1000 (each timer every ~1 s) */
 #define IDLE_SLACK_PERCENT 10           /* idle-range: an expiry may stay up to 10% of the timeout late */
 #define REQ_DELAY INT64_C(1000)         /* every request times out after 1 s */
 #define REQ_PER_TICK 100
@@ -196,6 +203,7 @@ struct idle_wl {
     int64_t *first_when;        /* expiry at start: connected up to 1 s ago */
     uint32_t *msg;              /* connection of each message, by tick */
     size_t *msg_at;             /* messages of tick t: msg[msg_at[t] .. msg_at[t+1]) */
+    int64_t *msg_when;          /* game: each message's new expiry (idle: NULL, now + timeout) */
 };
 
 struct request_wl {
@@ -271,7 +279,7 @@ static size_t idle_model(const struct idle_wl *w, int64_t slack)
         when[i] = w->first_when[i];
     for (t = 1; t <= w->ticks; t++)
         for (m = w->msg_at[t]; m < w->msg_at[t + 1]; m++) {
-            int64_t *e = &when[w->msg[m]], lo = t + w->timeout;
+            int64_t *e = &when[w->msg[m]], lo = w->msg_when ? w->msg_when[m] : t + w->timeout;
             popped += *e < t;
             if (*e < lo || *e > lo + slack)
                 *e = lo + slack;
@@ -290,6 +298,7 @@ static void idle_make(struct idle_wl *w, size_t conns)
     int64_t t;
 
     w->conns = conns;
+    w->msg_when = NULL;
     w->ticks = IDLE_TICKS;
     w->timeout = IDLE_TIMEOUT;
     w->silent = 0;
@@ -318,6 +327,46 @@ static void idle_make(struct idle_wl *w, size_t conns)
     w->slack = w->timeout * IDLE_SLACK_PERCENT / 100;
     w->expire[0] = idle_model(w, 0);
     w->expire[1] = idle_model(w, w->slack);
+}
+
+/* A game: n timers, most of them abilities' cooldowns of GAME_COOLDOWN_MIN
+ * to _MAX ticks, GAME_EFFECT_PERCENT of them long effects (buffs, respawns)
+ * of GAME_EFFECT_MIN to _MAX; every tick n / GAME_ACTION_DIVISOR actions,
+ * each on a random timer, reschedule it to now + its kind's delay (an
+ * ability used again, an effect refreshed), whether it was pending or had
+ * fired; a pop every tick. An idle workload whose messages carry their own
+ * expiry (msg_when), so that one loop times both; timeout is the longest
+ * delay, within which the final drain pops what is left. */
+static void game_make(struct idle_wl *w, size_t n)
+{
+    size_t per_tick = n / GAME_ACTION_DIVISOR ? n / GAME_ACTION_DIVISOR : 1, i, k = 0;
+    int64_t t;
+
+    w->conns = n;
+    w->ticks = GAME_TICKS;
+    w->timeout = GAME_EFFECT_MAX;
+    w->slack = 0;
+    w->silent = 0;
+    w->first_when = (int64_t *)xmalloc(n * sizeof *w->first_when);
+    w->msg = (uint32_t *)xmalloc((size_t)w->ticks * per_tick * sizeof *w->msg);
+    w->msg_when = (int64_t *)xmalloc((size_t)w->ticks * per_tick * sizeof *w->msg_when);
+    w->msg_at = (size_t *)xmalloc(((size_t)w->ticks + 2) * sizeof *w->msg_at);
+    for (i = 0; i < n; i++)
+        w->first_when[i] = i % 100 < GAME_EFFECT_PERCENT ? GAME_EFFECT_MIN + (int64_t)rng_below(GAME_EFFECT_MAX - GAME_EFFECT_MIN)
+                                                          : GAME_COOLDOWN_MIN + (int64_t)rng_below(GAME_COOLDOWN_MAX - GAME_COOLDOWN_MIN);
+    w->msg_at[0] = w->msg_at[1] = 0;
+    for (t = 1; t <= w->ticks; t++) {
+        for (i = 0; i < per_tick; i++, k++) {
+            uint32_t id = (uint32_t)rng_below(n);
+            w->msg[k] = id;
+            w->msg_when[k] = t + (id % 100 < GAME_EFFECT_PERCENT
+                                      ? GAME_EFFECT_MIN + (int64_t)rng_below(GAME_EFFECT_MAX - GAME_EFFECT_MIN)
+                                      : GAME_COOLDOWN_MIN + (int64_t)rng_below(GAME_COOLDOWN_MAX - GAME_COOLDOWN_MIN));
+        }
+        w->msg_at[t + 1] = k;
+    }
+    w->expire[0] = idle_model(w, 0);
+    w->expire[1] = 0;
 }
 
 static void request_make(struct request_wl *w, size_t n)
@@ -393,13 +442,15 @@ static void mixed_make(struct mixed_wl *w, size_t n)
     }
 }
 
-/* The four workloads at one size, generated in this order from the RNG (the
- * same order in bench.c and peers.c, so that one seed gives one workload). */
+/* The workloads at one size, generated in this order from the RNG (the
+ * same order in bench.c and peers.c, so that one seed gives one workload;
+ * the game, added last, leaves the others as they were). */
 struct workloads {
     struct random_wl rw;
     struct idle_wl iw;
     struct request_wl qw;
     struct mixed_wl mw;
+    struct idle_wl gw;          /* the game: timers = conns */
 };
 
 static void workloads_make(struct workloads *w, size_t n, size_t conns)
@@ -408,6 +459,7 @@ static void workloads_make(struct workloads *w, size_t n, size_t conns)
     idle_make(&w->iw, conns);
     request_make(&w->qw, n);
     mixed_make(&w->mw, n);
+    game_make(&w->gw, conns);
 }
 
 static void workloads_free(struct workloads *w)
@@ -421,6 +473,10 @@ static void workloads_free(struct workloads *w)
     free(w->mw.when);
     free(w->mw.steps);
     free(w->mw.order);
+    free(w->gw.first_when);
+    free(w->gw.msg);
+    free(w->gw.msg_when);
+    free(w->gw.msg_at);
 }
 
 /* ---- the floor: cheapest conceivable intrusive link and unlink --------- */

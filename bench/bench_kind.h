@@ -243,13 +243,14 @@ static void K_(_random)(const struct random_wl *w, struct wl_result *r)
 
 /* One message of an idle workload at tick t: the connection's expiry as
  * the contract gives it (`when`, what the drain checks), then the call.
- * idle: reschedule to now + timeout. idle-range: reschedule_range over
+ * idle: reschedule to now + timeout (game: to the message's own expiry). idle-range: reschedule_range over
  * [now + timeout, now + timeout + slack]: an expiry already within it stays
  * (written as a select, so that the model adds no branch the container's
  * own test does not already take), else it moves to the window's end. */
-static inline void K_(_idle_msg)(CONT *c, ITEM *x, int64_t t, const struct idle_wl *w, int range)
+static inline void K_(_idle_msg)(CONT *c, ITEM *it, const uint32_t *msg, int64_t t, const struct idle_wl *w, int range)
 {
-    int64_t lo = t + w->timeout, hi = lo + w->slack;
+    ITEM *x = &it[*msg];
+    int64_t lo = w->msg_when ? w->msg_when[msg - w->msg] : t + w->timeout, hi = lo + w->slack;
     int rc;
     if (!range) {
         x->when = lo;
@@ -277,7 +278,7 @@ static inline void K_(_idle_msg)(CONT *c, ITEM *x, int64_t t, const struct idle_
 static void K_(_idle_with)(const struct idle_wl *w, struct wl_result *r, int range)
 {
     static struct round_ns resched, pop, total;
-    const char *name = range ? "idle-range" : "idle";
+    const char *name = w->msg_when ? "game" : range ? "idle-range" : "idle";
     struct tlist out;
     CONT c;
     size_t i, m, popped = 0, calls = 0, msgs = 0, rounds, round, split = 0, whole = 0;
@@ -305,7 +306,7 @@ static void K_(_idle_with)(const struct idle_wl *w, struct wl_result *r, int ran
                 const uint32_t *msg = w->msg + w->msg_at[t], *end = w->msg + w->msg_at[t + 1];
                 t0 = bench_now();
                 for (; msg < end; msg++)
-                    K_(_idle_msg)(&c, &it[*msg], t, w, range);
+                    K_(_idle_msg)(&c, it, msg, t, w, range);
                 resched_ns += bench_since(t0);
                 t0 = bench_now();
                 round_popped += K_(_drain)(&c, &out, t - 1, t);
@@ -320,7 +321,7 @@ static void K_(_idle_with)(const struct idle_wl *w, struct wl_result *r, int ran
             for (t = 1; t <= w->ticks; t++) {
                 const uint32_t *msg = w->msg + w->msg_at[t], *end = w->msg + w->msg_at[t + 1];
                 for (; msg < end; msg++)
-                    K_(_idle_msg)(&c, &it[*msg], t, w, range);
+                    K_(_idle_msg)(&c, it, msg, t, w, range);
                 round_popped += K_(_drain)(&c, &out, t - 1, t);
             }
             total.ns[whole++] = bench_since(t0);

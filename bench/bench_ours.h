@@ -21,9 +21,9 @@
 #define KIND_NAME "heap"
 #define KIND_NODE struct timer_heap_node
 #define KIND_DEFINE TIMER_HEAP_DEFINE_NAMED
-#define KIND_OWNED(c) (sizeof(*(c)) + (c)->heap.cap * sizeof(struct timer_heap_entry))
+#define KIND_OWNED(c) (sizeof(*(c)) + kheap_c_ccore_(c)->cap * sizeof(struct timer_heap_entry))
 #define KIND_MIN_EXACT 1
-#define KIND_TOUCH(c) memset((c)->heap.a, 0, (c)->heap.cap * sizeof(struct timer_heap_entry))
+#define KIND_TOUCH(c) memset(kheap_c_core_(c)->a, 0, kheap_c_core_(c)->cap * sizeof(struct timer_heap_entry))
 #include "bench_kind.h"
 
 #define KIND kwheel

@@ -486,7 +486,8 @@ static void test_misuse(void)
     TH_EXPECT(rc == -EINVAL || rc == -EBUSY, "insert(-1) of a pending item returned %d", rc);
     th_verify(&h);
 
-    /* insert of a due item: -EBUSY, and it stays in its result list */
+    /* insert of a due item: -EBUSY, and it stays in its result list (made
+     * with NDEBUG only: builds with asserts abort, see debug.c) */
     TH_EQ(th_insert(&h, 2, 900), 0);
     TH_EQ(th_insert(&h, 3, 900), 0);
     TH_EQ(th_pop(&h, 900), 2);
@@ -1076,12 +1077,12 @@ static void test_reserve(void)
     {
         size_t cap, npending;
         TH_EQ(tc_reserve(&h.c, SIZE_MAX), -ENOMEM); /* too big: nothing changed */
-        TH_EQ(h.c.heap.cap, 0);
+        TH_EQ(tc_ccore_(&h.c)->cap, 0);
         tk_fail_next();
         TH_EQ(th_reserve(&h, n), -ENOMEM);
-        TH_EQ(h.c.heap.cap, 0);
+        TH_EQ(tc_ccore_(&h.c)->cap, 0);
         TH_EQ(th_reserve(&h, n), 0);
-        cap = h.c.heap.cap;
+        cap = tc_ccore_(&h.c)->cap;
         TH_EXPECT(cap >= n, "reserve(%zu) left a capacity of %zu", n, cap);
         tk_fail_all(true);
         for (i = 0; i < n; i++)
@@ -1089,14 +1090,14 @@ static void test_reserve(void)
         TH_EQ(th_insert(&h, n, 5), cap > n ? 0 : -ENOMEM);
         npending = th_count(&h, TH_PENDING);
         TH_EQ(th_pop(&h, INT64_MAX), npending);
-        TH_EQ(h.c.heap.cap, cap); /* no shrink below the reservation */
+        TH_EQ(tc_ccore_(&h.c)->cap, cap); /* no shrink below the reservation */
         th_drain_all(&h);
         for (i = 0; i < n; i++)
             TH_EQ(th_insert(&h, i, (int64_t)i), 0);
         tk_fail_all(false);
         th_verify(&h);
         th_reinit(&h, 0); /* destroy drops the reservation */
-        TH_EQ(h.c.heap.cap, 0);
+        TH_EQ(tc_ccore_(&h.c)->cap, 0);
     }
 #else
     TH_EQ(th_reserve(&h, n), 0);
@@ -1307,6 +1308,55 @@ static void test_reschedule_range(void)
     th_fini(&h);
 }
 
+/* visit_until (v2.2): the walk of visit that stops at the first fn that
+ * returns non-zero, and returns that value (libevent's
+ * event_base_foreach_event): the items it hands fn are visit's, in visit's
+ * order, up to the stop; 0 after all of them; nothing for an empty
+ * container. */
+struct conf_until {
+    const titem *order[128]; /* visit's order */
+    size_t calls, stop_at, wrong;
+};
+
+static void conf_record(titem *it, void *arg)
+{
+    struct conf_until *u = (struct conf_until *)arg;
+    u->order[u->calls++] = it;
+}
+
+static int conf_until_one(titem *it, void *arg)
+{
+    struct conf_until *u = (struct conf_until *)arg;
+    u->wrong += u->order[u->calls] != it || !tc_pending(it);
+    return ++u->calls == u->stop_at ? -7 - (int)u->calls : 0;
+}
+
+static void test_visit_until(void)
+{
+    struct th h;
+    struct conf_until u;
+    size_t i, n = 100;
+
+    th_init(&h, n, 0);
+    memset(&u, 0, sizeof u);
+    u.stop_at = 1;
+    TH_EQ(tc_visit_until(&h.c, conf_until_one, &u), 0);
+    TH_EQ(u.calls, 0);
+    for (i = 0; i < n; i++)
+        TH_EQ(th_insert(&h, i, (int64_t)(i * 7919 % 100) * conf_pow64((int)(i % 5))), 0);
+    u.calls = 0;
+    TH_EQ(tc_visit(&h.c, conf_record, &u), n);
+    TH_EQ(u.calls, n);
+    for (u.stop_at = 1; u.stop_at <= n + 1; u.stop_at += u.stop_at < 12 ? 1 : 11) {
+        u.calls = 0;
+        TH_EQ(tc_visit_until(&h.c, conf_until_one, &u), u.stop_at <= n ? -7 - (int)u.stop_at : 0);
+        TH_EQ(u.calls, u.stop_at <= n ? u.stop_at : n);
+        TH_EQ(u.wrong, 0);
+    }
+    th_verify(&h);
+    th_fini(&h);
+}
+
 /* visit(): fn once per pending item (th_verify checks that after every
  * other operation); the count; nothing for an empty container; and fn may
  * call the const next_expiry and first (in the wheel those refine: a walk
@@ -1339,10 +1389,11 @@ static size_t conf_overdue(const tc *c)
 {
     size_t k = 0;
 #if defined(TK_WHEEL)
+    const struct timer_wheel *w = tc_ccore_(c);
     size_t i;
     for (i = TIMER_WHEEL_RUN0; i < TIMER_WHEEL_NSLOTS; i++) {
-        const struct tlist *head = &c->wheel.slot[i], *pos;
-        if (tbitmap_test(c->wheel.occupied, i))
+        const struct tlist *head = &w->slot[i], *pos;
+        if (tbitmap_test(w->occupied, i))
             for (pos = head->next; pos != head; pos = pos->next)
                 k++;
     }
@@ -1560,15 +1611,15 @@ static void test_heap_memory_bound(void)
     th_init(&h, n, 0);
     for (i = 0; i < n; i++)
         TH_EQ(th_insert(&h, i, (int64_t)i), 0);
-    TH_EXPECT(h.c.heap.cap >= n && h.c.heap.cap <= 2 * n, "capacity after the inserts");
+    TH_EXPECT(tc_ccore_(&h.c)->cap >= n && tc_ccore_(&h.c)->cap <= 2 * n, "capacity after the inserts");
     TH_EQ(th_pop(&h, INT64_MAX), n);            /* one pop empties it ... */
-    TH_EQ(h.c.heap.cap, (size_t)TIMER_HEAP_MIN_CAP); /* ... and gives the array back */
+    TH_EQ(tc_ccore_(&h.c)->cap, (size_t)TIMER_HEAP_MIN_CAP); /* ... and gives the array back */
     th_drain_all(&h);
     for (i = 0; i < n; i++)
         TH_EQ(th_insert(&h, i, (int64_t)i), 0);
     for (i = 0; i < n; i++) {                   /* removals one by one */
         th_remove(&h, i);
-        TH_EXPECT(h.c.heap.cap <= 4 * (n - i - 1) || h.c.heap.cap == TIMER_HEAP_MIN_CAP,
+        TH_EXPECT(tc_ccore_(&h.c)->cap <= 4 * (n - i - 1) || tc_ccore_(&h.c)->cap == TIMER_HEAP_MIN_CAP,
                   "capacity above max(64, 4n) after a remove");
     }
     th_verify(&h);
@@ -1614,6 +1665,7 @@ static const struct {
     { "first", test_first },
     { "reschedule_range", test_reschedule_range },
     { "visit", test_visit },
+    { "visit_until", test_visit_until },
     { "no_quadratic_traps", test_no_quadratic_traps },
 #if defined(TK_HEAP)
     { "heap_nomem", test_heap_nomem },

@@ -1,20 +1,28 @@
-/* debug.c - misuse stops at once with a message, before anything changes,
- * for one kind: under TIMER_DEBUG, and (v2.1) in a plain build with asserts.
+/* debug.c - misuse stops at once with a message, or changes nothing, for
+ * one kind, in the three builds the contract names: TIMER_DEBUG, a plain
+ * build with asserts (v2.1), and -DNDEBUG (v2.2: what an O(1) check can
+ * tell is refused there too).
  *
- * Compiled once per kind (see tk.h), with -DTIMER_DEBUG, or without it and
- * without NDEBUG (the asserts a user has on while developing). Each case
- * runs in a child process and must end in abort() with the expected
- * message on stderr, and, where the contract says "before anything is
- * changed", with both containers exactly as they were: the child's SIGABRT
- * handler checks that (sizes, the item's state, check()) and exits with 42
- * when it holds.
+ * Compiled once per kind (see tk.h) and build. Each case runs in a child
+ * process; it must end in abort() with the expected message on stderr or
+ * exit with the expected status. Where the contract says "before anything
+ * is changed", the child's SIGABRT handler (or the case itself, when the
+ * call returns) checks that both containers are exactly as they were
+ * (sizes, the item's state, check()) and exits with 42 when they are.
  *   - remove() of an item pending in another container of the same kind
  *     (in 2.0 without TIMER_DEBUG: the set corrupted both trees, the
  *     wheel's count wrapped around to SIZE_MAX); also with the item among
- *     others in its wheel slot;
+ *     others in its wheel slot, and through an empty container;
  *   - reschedule() of such an item;
- *   - a tlist_foreach body that takes out an item already walked: the
- *     assert names tlist_drain;
+ *   - insert() of a due item: aborts naming reschedule and tlist_drain, or
+ *     (-DNDEBUG) returns -EBUSY with nothing changed; -EBUSY for a pending
+ *     item is silent in every build;
+ *   - tlist_foreach bodies (v2.2): reschedule, remove, insert and "free"
+ *     (remove, then the bytes scribbled over as an allocator would) of the
+ *     current item, the previous one, the next one, and one further back
+ *     and one further on. None hangs or crashes; those the walk cannot
+ *     follow (taking out the previous item) abort naming tlist_drain, or
+ *     (-DNDEBUG) end the walk; the others visit exactly what is left;
  *   - TIMER_DEBUG only: a node scribbled on while pending: the check()
  *     after the next call names what is broken;
  * and a control case: correct use aborts nothing (the randomised test also
@@ -27,104 +35,199 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(NDEBUG)
-#error "compile debug.c without NDEBUG: it tests what asserts catch"
-#endif
-
 /* What the abort says about an item of another container. */
 #if defined(TIMER_DEBUG)
 #define DBG_FOREIGN(fn) "tc_" fn ": misuse: the item is pending in another container"
-#else
+#define DBG_BUILD "TIMER_DEBUG"
+#elif !defined(NDEBUG)
 #define DBG_FOREIGN(fn) "timer_" TK_KIND "_" fn ": the item is pending in another " TK_KIND ", not this one"
+#define DBG_BUILD "asserts"
+#else
+#define DBG_BUILD "NDEBUG"
 #endif
 
-#if defined(TIMER_DEBUG)
-#define DBG_BUILD "TIMER_DEBUG"
+/* A misuse stops with MSG and nothing changed (exit 42 from the SIGABRT
+ * handler); -DNDEBUG: the call returns, refused, nothing changed (42). */
+#if defined(NDEBUG)
+#define DBG_ABORT(msg) 42, ""
 #else
-#define DBG_BUILD "asserts"
+#define DBG_ABORT(msg) 42, msg
+#endif
+
+/* Which foreign calls a -DNDEBUG build can tell in O(1): the heap always
+ * (the stored position), the wheel when the item is alone in its list, any
+ * kind through an empty container. */
+#if !defined(NDEBUG) || defined(TK_HEAP)
+#define DBG_TELLS_BUSY 1
+#else
+#define DBG_TELLS_BUSY 0
+#endif
+#if !defined(NDEBUG) || !defined(TK_SET)
+#define DBG_TELLS_ALONE 1
+#else
+#define DBG_TELLS_ALONE 0
 #endif
 
 static tc dbg_a, dbg_b;
 static titem *dbg_item, *dbg_other;
 static size_t dbg_size_a, dbg_size_b;
+static struct tlist dbg_out;
+
+/* Both containers as they were, and the item pending (or due) still? */
+static bool dbg_same(void)
+{
+    return tc_size(&dbg_a) == dbg_size_a && tc_size(&dbg_b) == dbg_size_b &&
+           (tc_pending(dbg_item) || tc_due(dbg_item)) && tc_check(&dbg_a) == NULL && tc_check(&dbg_b) == NULL;
+}
 
 /* In the child, on abort(): was anything changed? */
 static void dbg_on_abort(int sig)
 {
-    bool same = tc_size(&dbg_a) == dbg_size_a && tc_size(&dbg_b) == dbg_size_b && tc_pending(dbg_item) &&
-                tc_check(&dbg_a) == NULL && tc_check(&dbg_b) == NULL;
     (void)sig;
-    _exit(same ? 42 : 43);
+    _exit(dbg_same() ? 42 : 43);
 }
 
-/* Two containers of this kind, an item pending in b and one in a. */
-static void dbg_setup(void)
+/* The call returned (-DNDEBUG): refused, with nothing changed? */
+static void dbg_returned(bool refused)
+{
+    _exit(refused && dbg_same() ? 42 : 43);
+}
+
+/* Two containers of this kind, an item pending in b and one in a (unless
+ * a stays empty). */
+static void dbg_setup(bool a_empty)
 {
     dbg_item = th_new_item(0);
     dbg_other = th_new_item(1);
     tc_init(&dbg_a, 0);
     tc_init(&dbg_b, 0);
     tc_insert(&dbg_b, 5000, dbg_item);
-    tc_insert(&dbg_a, 4000, dbg_other);
+    if (!a_empty)
+        tc_insert(&dbg_a, 4000, dbg_other);
     dbg_size_a = tc_size(&dbg_a);
     dbg_size_b = tc_size(&dbg_b);
-}
-
-static void case_remove_foreign(void)
-{
-    dbg_setup();
     signal(SIGABRT, dbg_on_abort);
-    tc_remove(&dbg_a, dbg_item); /* held by b */
 }
 
-static void case_reschedule_foreign(void)
+static void case_remove_foreign(int a_empty)
 {
-    dbg_setup();
-    signal(SIGABRT, dbg_on_abort);
-    tc_reschedule(&dbg_a, 100, dbg_item);
+    dbg_setup(a_empty != 0);
+    dbg_returned(!tc_remove(&dbg_a, dbg_item)); /* held by b */
 }
 
+static void case_reschedule_foreign(int a_empty)
+{
+    dbg_setup(a_empty != 0);
+    dbg_returned(tc_reschedule(&dbg_a, 100, dbg_item) == -EINVAL);
+}
+
+#if DBG_TELLS_BUSY
 /* The same with the item second of four in its list (one wheel slot). */
-static void case_remove_foreign_busy(void)
+static void case_remove_foreign_busy(int unused)
 {
     int i;
-    dbg_setup();
+    (void)unused;
+    dbg_setup(false);
     tc_remove(&dbg_b, dbg_item);
     tc_insert(&dbg_b, 5000, th_new_item(10));
     tc_insert(&dbg_b, 5000, dbg_item);
     for (i = 0; i < 2; i++)
         tc_insert(&dbg_b, 5000, th_new_item(11 + (size_t)i));
     dbg_size_b = tc_size(&dbg_b);
-    signal(SIGABRT, dbg_on_abort);
-    tc_remove(&dbg_a, dbg_item);
+    dbg_returned(!tc_remove(&dbg_a, dbg_item));
+}
+#endif
+
+/* insert() of a due item (popped, in a result list): a mistake in every
+ * build; of a pending item: -EBUSY, silently ("arm unless armed"). */
+static void case_insert_busy(int due)
+{
+    dbg_setup(false);
+    if (due) {
+        tc_pop(&dbg_b, 5000, &dbg_out);
+        dbg_size_b = tc_size(&dbg_b);
+    }
+    dbg_returned(tc_insert(&dbg_b, 7000, dbg_item) == -EBUSY && (due ? tc_due(dbg_item) : tc_pending(dbg_item)));
 }
 
-/* A walk whose body removes the item it visited before the current one. */
-static void case_foreach_visited(void)
+/* tlist_foreach over six due items (ids 0-5); at item 2 the body does OP
+ * to the item at offset AT from it. */
+enum { OP_RESCHEDULE, OP_REMOVE, OP_INSERT, OP_FREE, N_OPS };
+static const char *const dbg_op_name[N_OPS] = { "reschedule", "remove", "insert", "free" };
+static const int dbg_at[] = { 0, -1, 1, -2, 2 };
+static const char *const dbg_at_name[] = { "current", "previous", "next", "earlier", "later" };
+#define N_AT (sizeof dbg_at / sizeof dbg_at[0])
+
+static void case_foreach(int arg)
 {
+    int op = arg / (int)N_AT, at = dbg_at[arg % (int)N_AT], seen[16], want[6], n_seen = 0, n_want = 0, i;
     struct tlist out = { NULL, NULL }, *pos;
-    titem *it[3];
-    size_t i;
+    titem *it[6], *target;
+    size_t pending = 0;
     tc c;
     tc_init(&c, 0);
-    for (i = 0; i < 3; i++) {
-        it[i] = th_new_item(i);
+    for (i = 0; i < 6; i++) {
+        it[i] = th_new_item((size_t)i);
         tc_insert(&c, 5, it[i]);
     }
     tc_pop(&c, 5, &out);
-    tlist_foreach(pos, &out)
-        if (tc_entry(pos) == it[1])
-            tc_remove(&c, it[0]);
+    target = it[2 + at];
+    tlist_foreach(pos, &out) {
+        titem *cur = tc_entry(pos);
+        if (n_seen == 16)
+            _exit(45); /* walking in circles */
+        seen[n_seen++] = cur->id;
+        if (cur->id != 2)
+            continue;
+        switch (op) {
+        case OP_RESCHEDULE:
+            if (tc_reschedule(&c, 100, target) != 0)
+                _exit(46);
+            pending = 1;
+            break;
+        case OP_REMOVE:
+            if (!tc_remove(&c, target))
+                _exit(46);
+            break;
+        case OP_INSERT:
+            if (tc_insert(&c, 100, target) != -EBUSY) /* -DNDEBUG: refused, nothing changed */
+                _exit(46);
+            break;
+        default: /* free: removed, then its bytes are the allocator's */
+            if (!tc_remove(&c, target))
+                _exit(46);
+            memset(target, 0xA5, sizeof *target);
+            break;
+        }
+    }
+    /* What it must have visited: everything still in the list when the walk
+     * got there; a walk whose previous item was taken out ends. */
+    for (i = 0; i < 6; i++)
+        if (op == OP_INSERT || i <= 2 || i != 2 + at)
+            want[n_want++] = i;
+    if (op != OP_INSERT && at == -1)
+        n_want = 3;
+    if (n_seen != n_want || memcmp(seen, want, sizeof want[0] * (size_t)n_want) != 0 || tc_size(&c) != pending ||
+        tc_check(&c) != NULL) {
+        fprintf(stderr, "visited %d items:", n_seen);
+        for (i = 0; i < n_seen; i++)
+            fprintf(stderr, " %d", seen[i]);
+        fprintf(stderr, "; size %zu\n", tc_size(&c));
+        _exit(44);
+    }
+    _exit(0);
 }
 
 #if defined(TIMER_DEBUG)
 /* A pending node's expiry scribbled on (as a stray write would): the
  * check after the next call must name what is broken. (Scribbled links
  * would crash any walk; the expiry is what a checker can catch.) */
-static void case_corrupted(void)
+static void case_corrupted(int unused)
 {
     titem *more = th_new_item(2);
-    dbg_setup();
+    (void)unused;
+    dbg_setup(false);
+    signal(SIGABRT, SIG_DFL);
     tc_insert(&dbg_b, 6000, more);
     dbg_item->node.expire = 9999; /* was 5000: now out of order, in the wrong slot */
     tc_insert(&dbg_b, 7000, th_new_item(3));
@@ -133,11 +236,12 @@ static void case_corrupted(void)
 
 /* Correct use, including an item in two containers of this kind through two
  * members, must not abort. */
-static void case_control(void)
+static void case_control(int unused)
 {
     struct tlist out = { NULL, NULL };
     T2_TYPE c2;
-    dbg_setup();
+    (void)unused;
+    dbg_setup(false);
     T2(init)(&c2, 0);
     T2(insert)(&c2, 10, dbg_item);
     tc_reschedule(&dbg_b, 3, dbg_item);
@@ -155,9 +259,10 @@ static void case_control(void)
 
 struct dbg_case {
     const char *name;
-    void (*run)(void);
+    void (*run)(int);
+    int arg;
     int want_exit;    /* -1: killed by SIGABRT */
-    const char *want; /* in stderr */
+    const char *want; /* in stderr; "" means nothing at all */
 };
 
 static int dbg_run(const struct dbg_case *c)
@@ -175,7 +280,7 @@ static int dbg_run(const struct dbg_case *c)
     if (pid == 0) {
         close(fds[0]);
         dup2(fds[1], 2);
-        c->run();
+        c->run(c->arg);
         _exit(0); /* no abort: the misuse went unnoticed */
     }
     close(fds[1]);
@@ -186,7 +291,7 @@ static int dbg_run(const struct dbg_case *c)
     waitpid(pid, &status, 0);
     if ((c->want_exit < 0 ? !(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT)
                           : !(WIFEXITED(status) && WEXITSTATUS(status) == c->want_exit)) ||
-        strstr(err, c->want) == NULL) {
+        strstr(err, c->want) == NULL || (*c->want == '\0' && *err != '\0')) {
         printf("FAIL %s %s: exit %d, signal %d, stderr \"%s\"; want %s %d and \"%s\"\n", TK_KIND, c->name,
                WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0, err,
                c->want_exit < 0 ? "signal" : "exit", c->want_exit < 0 ? SIGABRT : c->want_exit, c->want);
@@ -199,20 +304,53 @@ static int dbg_run(const struct dbg_case *c)
 int main(void)
 {
     static const struct dbg_case cases[] = {
-        { "remove_foreign", case_remove_foreign, 42, DBG_FOREIGN("remove") },
-        { "remove_foreign_busy", case_remove_foreign_busy, 42, DBG_FOREIGN("remove") },
-        { "reschedule_foreign", case_reschedule_foreign, 42, DBG_FOREIGN("reschedule") },
-        { "foreach_visited", case_foreach_visited, -1, "walk a due list with tlist_drain" },
-#if defined(TIMER_DEBUG)
-        { "corrupted_node", case_corrupted, -1, "timer_containers: tc_insert: " },
+#if DBG_TELLS_ALONE
+        { "remove_foreign", case_remove_foreign, 0, DBG_ABORT(DBG_FOREIGN("remove")) },
+        { "reschedule_foreign", case_reschedule_foreign, 0, DBG_ABORT(DBG_FOREIGN("reschedule")) },
 #endif
-        { "control", case_control, 0, "" },
+#if DBG_TELLS_BUSY
+        { "remove_foreign_busy", case_remove_foreign_busy, 0, DBG_ABORT(DBG_FOREIGN("remove")) },
+#endif
+        { "remove_foreign_empty", case_remove_foreign, 1, DBG_ABORT(DBG_FOREIGN("remove")) },
+        { "reschedule_foreign_empty", case_reschedule_foreign, 1, DBG_ABORT(DBG_FOREIGN("reschedule")) },
+        { "insert_due", case_insert_busy, 1,
+          DBG_ABORT("tc_insert: the item is due (popped, still in a result list): re-arm it with tc_reschedule, "
+                    "or take each item off the list first (tlist_drain)") },
+        { "insert_pending", case_insert_busy, 0, 42, "" },
+#if defined(TIMER_DEBUG)
+        { "corrupted_node", case_corrupted, 0, -1, "timer_containers: tc_insert: " },
+#endif
+        { "control", case_control, 0, 0, "" },
     };
+    struct dbg_case walk;
+    char name[64];
     size_t i;
-    int failed = 0;
+    int failed = 0, n = 0;
 
-    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        failed += dbg_run(&cases[i]);
-    printf("debug %s (%s): %d of %zu cases failed\n", TK_KIND, DBG_BUILD, failed, sizeof cases / sizeof cases[0]);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++, n++) {
+        struct dbg_case c = cases[i];
+        failed += dbg_run(&c);
+    }
+    /* Every tlist_foreach body: the walk goes on, or it stops (asserts:
+     * abort naming tlist_drain; -DNDEBUG: the walk ends, checked inside). */
+    walk.run = case_foreach;
+    walk.name = name;
+    for (walk.arg = 0; walk.arg < (int)(N_OPS * N_AT); walk.arg++, n++) {
+        int op = walk.arg / (int)N_AT, at = walk.arg % (int)N_AT;
+        snprintf(name, sizeof name, "foreach_%s_%s", dbg_op_name[op], dbg_at_name[at]);
+        walk.want_exit = 0;
+        walk.want = "";
+#if !defined(NDEBUG)
+        if (op == OP_INSERT) {
+            walk.want_exit = -1;
+            walk.want = "re-arm it with tc_reschedule, or take each item off the list first (tlist_drain)";
+        } else if (dbg_at[at] == -1) {
+            walk.want_exit = -1;
+            walk.want = "walk a due list with tlist_drain instead";
+        }
+#endif
+        failed += dbg_run(&walk);
+    }
+    printf("debug %s (%s): %d of %d cases failed\n", TK_KIND, DBG_BUILD, failed, n);
     return failed != 0;
 }

@@ -3,19 +3,24 @@
 # install it (into a fresh prefix under WORKDIR, never elsewhere) or add it
 # as a subproject, then build AND run the consumer programs of test/pkg/,
 # which check exact pop results and that TIMER_VERSION is the package's
-# (consumer.c twice: through the headers and through timer_containers.h).
+# (consumer.c twice: through the headers and through timer_containers.h),
+# and an application with a list.h, a struct timer_heap and a
+# TIMER_TYPES_ONLY of its own (app.c, lib.c, own/list.h), its include
+# directory before the library's and after it (v2.2).
 #
-#   make-install      make install PREFIX=...; cc -I<prefix>/include; and with
-#                     DESTDIR, the files land under it, the .pc names PREFIX
+#   make-install      make install PREFIX=...; cc -I<prefix>/include; man 3
+#                     timer_wheel there; and with DESTDIR, the files land
+#                     under it, the .pc names PREFIX
 #   pkg-config        the installed .pc: module, version, flags; build with them
-#   find_package      cmake --install; find_package(timer_containers X.Y
+#   find_package      cmake --install (man 3 timer_wheel there); find_package(timer_containers X.Y
 #                     REQUIRED) and the versions it must refuse; and again
 #                     after the prefix is moved (the package is relocatable)
-#   add_subdirectory  add_subdirectory(<checkout>): <timer_containers/...>
-#                     and "timer_wheel.h"; installs nothing of ours
+#   add_subdirectory  add_subdirectory(<checkout>): <timer_containers/...>;
+#                     installs nothing of ours
 #   fetchcontent      FetchContent from a file:// tarball of the checkout
-#   meson             a subproject via dependency(... fallback:), both
-#                     include forms; meson install = make install, file for file
+#   meson             a subproject via dependency(... fallback:);
+#                     meson install = make install, file for file; man
+#                     3 timer_wheel there
 #   layout            cmake --install = make install (names, modes, bytes),
 #                     also with --prefix at install time and another
 #                     include directory; make uninstall leaves nothing
@@ -165,6 +170,33 @@ cc_consumer() {
         "$CONSUMER/consumer.c" | tr ' \\' '\n\n' | grep -E 'timer_(wheel|containers)\.h$')
 }
 
+# cc_own PREFIX-CFLAGS...: build app.c and lib.c with the application's
+# own include directory before the library's flags (own_before) and after
+# them (own_after), and run both.
+cc_own() {
+    run "$CC" $WARN -I"$CONSUMER/own" "$@" "$CONSUMER/app.c" "$CONSUMER/lib.c" -o "$W/own_before"
+    run "$CC" $WARN "$@" -I"$CONSUMER/own" "$CONSUMER/app.c" "$CONSUMER/lib.c" -o "$W/own_after"
+    exec_ok "$W/own_before"
+    exec_ok "$W/own_after"
+}
+
+# man_ok MANDIR: man finds each page there (man 3 timer_wheel, ...) and
+# renders it without a warning (v2.2).
+man_ok() {
+    need man man-db
+    for mo_page in timer_wheel timer_heap timer_set tlist; do
+        echo "+ man -M $1 3 $mo_page"
+        mo_out=$(LC_ALL=C.UTF-8 MANWIDTH=80 MANPAGER=cat man --warnings -M "$1" 3 "$mo_page" 2>"$W/man.err") ||
+            fail "man -M $1 3 $mo_page failed: $(cat "$W/man.err")"
+        [ ! -s "$W/man.err" ] || fail "man -M $1 3 $mo_page warned: $(cat "$W/man.err")"
+        case $mo_out in
+        *"$(echo "$mo_page" | tr 'a-z' 'A-Z')(3)"*) ;;
+        *) fail "man -M $1 3 $mo_page did not show the page" ;;
+        esac
+    done
+    echo "  (man 3 timer_wheel, timer_heap, timer_set and tlist work from $1)"
+}
+
 # tree DIR: every file and directory under DIR with its mode, sorted.
 tree() {
     (cd "$1" && find . -printf '%M %p\n' | sort -k 2)
@@ -193,15 +225,21 @@ make-install)
     for f in include/timer_containers/list.h include/timer_containers/bitmap.h \
         include/timer_containers/timer_set.h include/timer_containers/timer_heap.h \
         include/timer_containers/timer_wheel.h include/timer_containers/timer_containers.h \
+        include/timer_containers/timer_set_types.h include/timer_containers/timer_heap_types.h \
+        include/timer_containers/timer_wheel_types.h \
         share/pkgconfig/timer-containers.pc \
         share/cmake/timer_containers/timer_containersConfig.cmake \
-        share/cmake/timer_containers/timer_containersConfigVersion.cmake; do
+        share/cmake/timer_containers/timer_containersConfigVersion.cmake \
+        share/man/man3/timer_wheel.3 share/man/man3/timer_heap.3 share/man/man3/timer_set.3 \
+        share/man/man3/tlist.3; do
         [ -f "$PREFIX/$f" ] || fail "make install did not install $f"
     done
+    man_ok "$PREFIX/share/man"
     cc_consumer "$W/consumer" "$VERSION" -I"$PREFIX/include"
     exec_ok "$W/consumer"
     cc_consumer "$W/consumer_single" "$VERSION" -I"$PREFIX/include" -DUSE_SINGLE_HEADER
     exec_ok "$W/consumer_single"
+    cc_own -I"$PREFIX/include"
     # Staged: files under DESTDIR, nothing of DESTDIR in the files.
     run make -C "$ROOT" install PREFIX=/opt/timer-containers DESTDIR="$W/stage"
     [ -f "$W/stage/opt/timer-containers/include/timer_containers/timer_wheel.h" ] ||
@@ -234,6 +272,8 @@ pkg-config)
     # shellcheck disable=SC2086 # cflags are words
     cc_consumer "$W/consumer_single" "$pc_version" $cflags -DUSE_SINGLE_HEADER
     exec_ok "$W/consumer_single"
+    # shellcheck disable=SC2086 # cflags are words
+    cc_own $cflags
     ;;
 
 find_package)
@@ -242,6 +282,7 @@ find_package)
     PREFIX=$W/prefix
     run cmake -G Ninja -S "$ROOT" -B "$W/lib" -DCMAKE_INSTALL_PREFIX="$PREFIX"
     run cmake --install "$W/lib"
+    man_ok "$PREFIX/share/man"
     for p in "$PREFIX" "$W/moved"; do
         BUILD=$W/build-$(basename "$p")
         run cmake -G Ninja -S "$CONSUMER" -B "$BUILD" -DTC_MODE=find_package \
@@ -252,6 +293,8 @@ find_package)
         from_dir "$p/include/timer_containers" $(ninja_headers)
         exec_ok "$BUILD/consumer"
         exec_ok "$BUILD/consumer_single"
+        exec_ok "$BUILD/own_before"
+        exec_ok "$BUILD/own_after"
         [ "$p" = "$PREFIX" ] && run mv "$PREFIX" "$W/moved"
     done
     ;;
@@ -268,7 +311,8 @@ add_subdirectory)
     from_dir "$W" $(ninja_headers)
     exec_ok "$BUILD/consumer"
     exec_ok "$BUILD/consumer_single"
-    exec_ok "$BUILD/quote"
+    exec_ok "$BUILD/own_before"
+    exec_ok "$BUILD/own_after"
     run cmake --install "$BUILD" --prefix "$W/parent-prefix"
     [ -z "$(find "$W/parent-prefix" -type f 2>/dev/null)" ] ||
         fail "installing the parent project installed timer_containers' files too"
@@ -288,7 +332,8 @@ fetchcontent)
     from_dir "$BUILD/_deps" $(ninja_headers)
     exec_ok "$BUILD/consumer"
     exec_ok "$BUILD/consumer_single"
-    exec_ok "$BUILD/quote"
+    exec_ok "$BUILD/own_before"
+    exec_ok "$BUILD/own_after"
     ;;
 
 meson)
@@ -296,7 +341,8 @@ meson)
     need ninja ninja-build
     P=$W/project
     mkdir -p "$P/subprojects" || fail "mkdir $P"
-    run cp "$CONSUMER/meson.build" "$CONSUMER/consumer.c" "$CONSUMER/quote.c" "$P/"
+    run cp -R "$CONSUMER/meson.build" "$CONSUMER/consumer.c" "$CONSUMER/app.c" "$CONSUMER/lib.c" \
+        "$CONSUMER/lib_api.h" "$CONSUMER/own" "$P/"
     snapshot "$P/subprojects/timer_containers"
     BUILD=$W/build
     # No timer-containers from the system: the subproject must provide it.
@@ -306,10 +352,12 @@ meson)
     from_dir "$W" $(ninja_headers)
     exec_ok "$BUILD/consumer"
     exec_ok "$BUILD/consumer_single"
-    exec_ok "$BUILD/quote"
+    exec_ok "$BUILD/own_before"
+    exec_ok "$BUILD/own_after"
     # meson install of the library itself = make install.
     run meson setup "$W/lib" "$P/subprojects/timer_containers" --prefix=/opt/timer-containers
     run meson install -C "$W/lib" --destdir "$W/meson-stage"
+    man_ok "$W/meson-stage/opt/timer-containers/share/man"
     run make -C "$ROOT" install PREFIX=/opt/timer-containers DESTDIR="$W/make-stage"
     same_tree "$W/make-stage" "$W/meson-stage" "make install and meson install"
     ;;

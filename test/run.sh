@@ -106,9 +106,11 @@ registry() {
     # function of every header (lockstep.c, two_tu, types, headers.c) at -O2,
     # where gcc's flow warnings live; each kind's test programs are built
     # there by clang (-Werror, under ASan) and by gcc in make check.
-    t c99.gcc.all-sources.common    test  -  strict_all gcc common -O2 -c -o /dev/null
+    # -Wnull-dereference too (v2.2): users build with it, and gcc's flow
+    # analysis once took the set's always-present sibling for a maybe-NULL.
+    t c99.gcc.all-sources.common    test  -  strict_all gcc common -O2 -Wnull-dereference -c -o /dev/null
     for part in $ALL_KINDS; do
-        t c99.gcc.all-sources.$part check -  strict_all gcc $part -O2 -c -o /dev/null
+        t c99.gcc.all-sources.$part check -  strict_all gcc $part -O2 -Wnull-dereference -c -o /dev/null
     done
 
     # The examples' own tests, with real sockets and threads; each of them
@@ -163,13 +165,23 @@ registry() {
     # (debug.c), and correct use, the randomised test, aborts nothing. The
     # same misuse in a plain build with asserts (v2.1: a container of the
     # same kind that does not hold the item; a tlist_foreach body that takes
-    # out an item already walked).
+    # out an item already walked; v2.2: insert of a due item), and with
+    # -DNDEBUG (v2.2: what an O(1) check tells is refused, nothing changes;
+    # every tlist_foreach body ends or goes on, none hangs or crashes).
     for k in $ALL_KINDS; do
         t asserts.$k                test  -  build_run debug/asserts_$k "$CC" $C99 -O1 -g -DTK_$(upper $k) debug.c
+        t ndebug.$k                 test  -  build_run debug/ndebug_$k "$CC" $C99 -O1 -g -DNDEBUG -DTK_$(upper $k) debug.c
         t debug.$k                  test  -  build_run debug/debug_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) debug.c
         t debug.build.fuzz.$k       check -  build debug/fuzz_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) fuzz.c
         t debug.fuzz.$k             check debug.build.fuzz.$k  "$B/debug/fuzz_$k" "$SEED" 200000
     done
+
+    # v2.2: a DEFINE that cannot work stops at compile time, its first error
+    # naming the fix: the node type the member must be, or the _NAMED form.
+    t define-errors.gcc             test  -  define_errors gcc
+    needs define-errors.clang "clang not installed" have clang
+    t define-errors.clang           test  -  define_errors clang
+    needs -
 
     # A public header with the types and no function (TIMER_TYPES_ONLY), and
     # the one file that brings the functions in, as C and as C++.
@@ -179,6 +191,21 @@ registry() {
     # no macro without the library's prefixes.
     t types-only.own-bool           test  -  build_run types/types_bool "$CC" $C99 -O2 types_bool.c
     t types-only.macros             test  -  types_macros "$CC"
+
+    # v2.2: two versions in one translation unit stop at the second's first
+    # line, naming both (a copy of the headers faked to another version by
+    # pkg/set_version.sh, the way a release bumps it).
+    t version-clash.gcc             test  -  version_clash gcc
+    needs version-clash.clang "clang not installed" have clang
+    t version-clash.clang           test  -  version_clash clang
+    needs -
+
+    # The man pages (man/*.3, v2.2): each renders without a warning, names
+    # every generated function and macro of its header, and its example
+    # compiles (C99, warnings are errors) and runs.
+    needs man-pages "man (man-db) or groff not installed (Debian: man-db, in .ci/packages)" have man
+    t man-pages                     test  -  man_pages
+    needs -
 
     # timer_containers.h, the five headers in one file: the committed copy is
     # what make single-header makes of the headers now, and through it alone
@@ -330,7 +357,8 @@ strict_all() {
 # stands for all five, so it reads no other header of ours (-MM lists the
 # headers read, less the system's).
 self_contained() {
-    for h in list bitmap timer_set timer_heap timer_wheel timer_containers; do
+    for h in list bitmap timer_set timer_heap timer_wheel timer_set_types timer_heap_types timer_wheel_types \
+        timer_containers; do
         echo "#include \"$h.h\"" | $1 $C99 -x c -c -o /dev/null - || return 1
     done
     sc_read=$(echo '#include "timer_containers.h"' | $1 $C99 -x c -MM - | tr ' \\' '\n\n' | grep '\.h$')
@@ -354,6 +382,131 @@ single_header() {
     shift 2
     $sh_cc "$@" -DUSE_SINGLE_HEADER -O2 -c -o /dev/null headers.c &&
         build_run "single-header/types_$sh_name" "$sh_cc" "$@" -DUSE_SINGLE_HEADER -O2 types_a.c types_b.c
+}
+
+# define_errors COMPILER: each DEFINE mistake, in C99 and C11, must fail to
+# compile, and its first error must name the fix (the expected node type, or
+# the _NAMED form); a correct DEFINE of every kind compiles. The mistakes: a
+# member of another container's node type, `struct X` as the short form's
+# type, a type named timer.
+define_errors() {
+    de_dir=$B/define-errors/$1
+    mkdir -p "$de_dir" || return 1
+    de_pre='#include "timer_containers.h"
+typedef struct conn { int fd; struct timer_set_node ts; struct timer_heap_node th; struct timer_wheel_node tw; } conn;
+typedef struct timer { struct timer_set_node ts; struct timer_heap_node th; struct timer_wheel_node tw; } timer;'
+    for de_std in c99 c11; do
+        for de_case in "TIMER_SET_DEFINE(conn, tw)|struct timer_set_node|timer_set_node" \
+            "TIMER_HEAP_DEFINE_NAMED(h, conn, ts)|struct timer_heap_node|timer_heap_node" \
+            "TIMER_WHEEL_DEFINE(conn, th)|struct timer_wheel_node|timer_wheel_node" \
+            "TIMER_SET_DEFINE(struct conn, ts)|_DEFINE_NAMED|_DEFINE_NAMED" \
+            "TIMER_HEAP_DEFINE(struct conn, th)|_DEFINE_NAMED|_DEFINE_NAMED" \
+            "TIMER_WHEEL_DEFINE(timer, tw)|TIMER_WHEEL_DEFINE_NAMED|TIMER_WHEEL_DEFINE_NAMED" \
+            "TIMER_SET_DEFINE(timer, ts)|TIMER_SET_DEFINE_NAMED|TIMER_SET_DEFINE_NAMED"; do
+            de_define=${de_case%%|*}
+            de_want=${de_case#*|}
+            de_want99=${de_want#*|}
+            de_want=${de_want%|*}
+            [ "$de_std" = c99 ] && de_want=$de_want99
+            printf '%s\n%s\n' "$de_pre" "$de_define" >"$de_dir/case.c"
+            if $1 -std=$de_std -Wall -Wextra -Wpedantic -Werror -I.. -fsyntax-only "$de_dir/case.c" \
+                >"$de_dir/out.txt" 2>&1; then
+                echo "$1 -std=$de_std: $de_define compiled"
+                return 1
+            fi
+            de_first=$(grep -m1 'error:' "$de_dir/out.txt")
+            echo "$de_std $de_define: $de_first"
+            case $de_first in
+            *"$de_want"*) ;;
+            *) echo "  the first error does not name $de_want"; return 1 ;;
+            esac
+        done
+        printf '%s\nTIMER_SET_DEFINE(conn, ts)\nTIMER_HEAP_DEFINE(conn, th)\nTIMER_WHEEL_DEFINE(conn, tw)\nTIMER_WHEEL_DEFINE_NAMED(tw, timer, tw)\n' \
+            "$de_pre" >"$de_dir/good.c"
+        $1 -std=$de_std -Wall -Wextra -Wpedantic -Werror -I.. -fsyntax-only "$de_dir/good.c" || return 1
+    done
+}
+
+# version_clash COMPILER: a copy of the headers (and its single file) set
+# to another version by pkg/set_version.sh, included before or after ours,
+# in the split form or the single file: compiling stops, and the first error
+# is at the second copy's list.h (or single file) and names both versions.
+# The same version twice (another copy, unchanged) compiles.
+version_clash() {
+    vc_dir=$B/version-clash/$1
+    rm -rf "$vc_dir" && mkdir -p "$vc_dir/other" "$vc_dir/same" || return 1
+    vc_ours=$(sed -n 's/^#define TIMER_VERSION "\(.*\)"$/\1/p' ../list.h)
+    vc_other=9.8.7
+    mkdir -p "$vc_dir/other/pkg" && cp ../pkg/single_header.sh "$vc_dir/other/pkg/" &&
+        cp ../*.h ../meson.build "$vc_dir/other/" && cp ../*.h "$vc_dir/same/" &&
+        sh ../pkg/set_version.sh "$vc_other" "$vc_dir/other" &&
+        sh "$vc_dir/other/pkg/single_header.sh" "$vc_dir/other/timer_containers.h" || return 1
+    for vc_case in "other/timer_wheel.h|$PWD/../timer_heap.h|$vc_ours (this header) and $vc_other" \
+        "$PWD/../timer_set.h|other/timer_wheel_types.h|$vc_other (this header) and $vc_ours" \
+        "other/timer_containers.h|$PWD/../timer_containers.h|$vc_ours (this header) and $vc_other" \
+        "$PWD/../timer_containers.h|other/list.h|$vc_other (this header) and $vc_ours"; do
+        vc_first=${vc_case%%|*}
+        vc_rest=${vc_case#*|}
+        vc_second=${vc_rest%%|*}
+        vc_want=${vc_rest#*|}
+        printf '#include "%s"\n#include "%s"\nint main(void) { return 0; }\n' "$vc_first" "$vc_second" >"$vc_dir/case.c"
+        if $1 -std=c99 -Wall -Wextra -Wpedantic -I"$vc_dir" -fsyntax-only "$vc_dir/case.c" >"$vc_dir/out.txt" 2>&1; then
+            echo "$vc_first then $vc_second compiled"
+            return 1
+        fi
+        vc_error=$(grep -m1 'error:' "$vc_dir/out.txt")
+        echo "$vc_first then $vc_second: $vc_error"
+        case $vc_error in
+        *"version $vc_want (included before) in one translation unit"*) ;;
+        *) echo "  the first error does not name both versions ($vc_want)"; return 1 ;;
+        esac
+        case $vc_error in
+        */list.h:* | */timer_containers.h:*) ;;
+        *) echo "  the first error is not in the second copy's first header"; return 1 ;;
+        esac
+    done
+    printf '#include "same/timer_wheel.h"\n#include "%s/../timer_containers.h"\n#include "same/timer_set_types.h"\nint main(void) { return 0; }\n' \
+        "$PWD" >"$vc_dir/same.c"
+    $1 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -fsyntax-only "$vc_dir/same.c"
+}
+
+# man_pages: every page under ../man renders with man -l and no warning
+# (groff -ww); timer_KIND.3 names every function TIMER_DEFINE_WRAPPERS_
+# generates (NAME_fn, its internal ones ending in _ aside) and the kind's
+# four DEFINE macros; tlist.3 every tlist_ function and macro of list.h;
+# and each page's EXAMPLES section is a program that builds and runs.
+man_pages() {
+    mp_dir=$B/man
+    rm -rf "$mp_dir" && mkdir -p "$mp_dir/inc" || return 1
+    ln -s "$PWD/.." "$mp_dir/inc/timer_containers" || return 1
+    mp_fns=$(sed -n '/^#define TIMER_DEFINE_WRAPPERS_/,/^$/p' ../list.h | grep -o 'name##_[a-z_]*(' |
+        sed -e 's/^name##//' -e 's/($//' | grep -v '_$' | sort -u)
+    mp_tlist=$(grep -o -e '^TIMER_INLINE_ [a-z_ ]*\*\{0,1\}tlist_[a-z_]*(' -e '^#define tlist_[a-z_]*(' ../list.h |
+        grep -o 'tlist_[a-z_]*' | grep -v '_$' | sort -u)
+    [ -n "$mp_fns" ] && [ -n "$mp_tlist" ] || { echo "found no functions in list.h"; return 1; }
+    for mp_page in ../man/*.3; do
+        mp_name=$(basename "$mp_page" .3)
+        LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$mp_page" >"$mp_dir/$mp_name.txt" 2>"$mp_dir/$mp_name.err" ||
+            { cat "$mp_dir/$mp_name.err"; return 1; }
+        [ ! -s "$mp_dir/$mp_name.err" ] || { echo "$mp_page: warnings:"; cat "$mp_dir/$mp_name.err"; return 1; }
+        case $mp_name in
+        tlist) mp_want=$mp_tlist ;;
+        timer_*)
+            mp_K=$(upper "${mp_name#timer_}")
+            mp_want="$(printf 'NAME%s\n' $mp_fns) TIMER_${mp_K}_DEFINE TIMER_${mp_K}_DEFINE_NAMED"
+            mp_want="$mp_want TIMER_${mp_K}_DEFINE_TYPE TIMER_${mp_K}_DEFINE_FUNCTIONS"
+            ;;
+        *) echo "$mp_page: a page of no header"; return 1 ;;
+        esac
+        for mp_w in $mp_want; do
+            grep -qw -- "$mp_w" "$mp_dir/$mp_name.txt" || { echo "$mp_page does not name $mp_w"; return 1; }
+        done
+        awk '/^\.EX$/ { e = 1; next } /^\.EE$/ { e = 0 } e' "$mp_page" | sed -e 's/\\e/\\/g' -e 's/\\-/-/g' \
+            >"$mp_dir/$mp_name.c"
+        [ -s "$mp_dir/$mp_name.c" ] || { echo "$mp_page has no example"; return 1; }
+        build "man/$mp_name" "$CC" $C99 -I"$mp_dir/inc" "$mp_dir/$mp_name.c" && "$B/man/$mp_name" || return 1
+        echo "$mp_page: renders, names all $(echo $mp_want | wc -w) functions and macros, its example runs"
+    done
 }
 
 # headers.c instantiates every DEFINE form and calls nothing.
@@ -411,29 +564,40 @@ expect_abort() {
     grep -qF -- "$ea_msg" "$T_OUT.abort" || { echo "expect_abort: no \"$ea_msg\" in the output"; return 1; }
 }
 
-# Types-only mode defines no macro without the library's prefixes (v2.1):
-# the macros of the types-only headers (the five, and the single file), less
-# those of <stddef.h> and <stdint.h> (which they may include), must all
-# start with TIMER_, TBITMAP_ or TLIST_.
+# The types for a public header define no macro but these (v2.1: none
+# without the library's prefixes; v2.2: none a public header does not use):
+# the version, the include guards of the types, and DEFINE_TYPE of each
+# kind included. timer_KIND_types.h defines exactly its kind's; the
+# TIMER_TYPES_ONLY pass of the headers, and of the single file, no other.
 types_macros() {
     mkdir -p "$B/types" &&
         printf '#include <stddef.h>\n#include <stdint.h>\n' | $1 -std=c99 -dM -E -x c - | sort >"$B/types/base.txt" ||
         return 1
-    for tm_inc in '#include "list.h"\n#include "timer_set.h"\n#include "timer_heap.h"\n#include "timer_wheel.h"' \
-        '#include "timer_containers.h"'; do
-        printf "#define TIMER_TYPES_ONLY\\n$tm_inc\\n" | $1 -std=c99 -I.. -dM -E -x c - | sort >"$B/types/types.txt" ||
-            return 1
-        printf '== %s: the macros it adds\n' "$tm_inc"
-        comm -13 "$B/types/base.txt" "$B/types/types.txt"
-        tm_bad=$(comm -13 "$B/types/base.txt" "$B/types/types.txt" | awk '{ sub(/\(.*/, "", $2); print $2 }' |
-            grep -v -e '^TIMER_' -e '^TBITMAP_' -e '^TLIST_')
-        [ -z "$tm_bad" ] || { echo "types-only mode defines unprefixed macros: $tm_bad"; return 1; }
+    tm_common="TIMER_VERSION TIMER_VERSION_MAJOR TIMER_VERSION_MINOR TIMER_VERSION_PATCH TIMER_LIST_H_TYPES"
+    for tm_case in 'set|#include "timer_set_types.h"' 'heap|#include "timer_heap_types.h"' \
+        'wheel|#include "timer_wheel_types.h"' \
+        'set heap wheel|#define TIMER_TYPES_ONLY\n#include "list.h"\n#include "timer_set.h"\n#include "timer_heap.h"\n#include "timer_wheel.h"' \
+        'set heap wheel|#define TIMER_TYPES_ONLY\n#include "timer_containers.h"'; do
+        tm_kinds=${tm_case%%|*}
+        tm_inc=${tm_case#*|}
+        tm_want=$tm_common
+        case $tm_inc in *TIMER_TYPES_ONLY*) tm_want="$tm_want TIMER_TYPES_ONLY" ;; esac
+        for tm_k in $tm_kinds; do
+            tm_K=$(upper "$tm_k")
+            tm_want="$tm_want TIMER_${tm_K}_H_TYPES TIMER_${tm_K}_DEFINE_TYPE"
+        done
+        printf "$tm_inc\\n" | $1 -std=c99 -I.. -dM -E -x c - | sort >"$B/types/types.txt" || return 1
+        tm_got=$(comm -13 "$B/types/base.txt" "$B/types/types.txt" | awk '{ sub(/\(.*/, "", $2); print $2 }' | sort)
+        tm_want=$(printf '%s\n' $tm_want | sort)
+        printf '== %s: the macros it adds\n%s\n' "$tm_inc" "$tm_got"
+        [ "$tm_got" = "$tm_want" ] || { echo "want exactly:" $tm_want; return 1; }
     done
 }
 
 # The README's example with no -D (the wheel), -DUSE_HEAP and -DUSE_SET,
-# each as C99 and as C++11 (g++): every program must print exactly the
-# output the README shows.
+# each as C99 and as C++11 (g++, with -Wold-style-cast: the example is what
+# strict C++ users copy): every program must print exactly the output the
+# README shows.
 readme_example() {
     mkdir -p "$B/readme" &&
         awk '/^## Example/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' \
@@ -445,7 +609,7 @@ readme_example() {
         case $re_kind in wheel) re_d= ;; heap) re_d=-DUSE_HEAP ;; set) re_d=-DUSE_SET ;; esac
         echo "README example, $re_kind, C99 and C++11:"
         build readme/example_c_$re_kind "$CC" $C99 $re_d "$B/readme/example.c" &&
-            build readme/example_cxx_$re_kind g++ $CXX11 $re_d -x c++ "$B/readme/example.c" &&
+            build readme/example_cxx_$re_kind g++ $CXX11 -Wold-style-cast $re_d -x c++ "$B/readme/example.c" &&
             "$B/readme/example_c_$re_kind" >"$B/readme/output_c_$re_kind.txt" &&
             diff -u "$B/readme/expected.txt" "$B/readme/output_c_$re_kind.txt" &&
             "$B/readme/example_cxx_$re_kind" >"$B/readme/output_cxx_$re_kind.txt" &&

@@ -256,7 +256,7 @@ static void sk_op(void)
 static void sk_check_memory(void)
 {
 #if defined(TK_HEAP)
-    size_t cap = sk_c.heap.cap, bound = 2 * sk_peak_count;
+    size_t cap = tc_ccore_(&sk_c)->cap, bound = 2 * sk_peak_count;
     if (cap * sizeof(struct timer_heap_entry) > sk_peak_array_bytes)
         sk_peak_array_bytes = cap * sizeof(struct timer_heap_entry);
     if (bound < TIMER_HEAP_MIN_CAP)

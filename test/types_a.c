@@ -1,19 +1,33 @@
 /* types_a.c - uses the public header alone: the types are complete (sizeof,
- * embedding, static storage) and no timer function was brought in. */
+ * embedding, static storage) and no timer function was brought in; v2.2:
+ * nor any name but the nodes' and DEFINE_TYPE's (so this program may have
+ * its own struct timer_heap, as a libuv user may), and its own setting of
+ * TIMER_TYPES_ONLY survives the public header. */
+#define TIMER_TYPES_ONLY 7 /* this program's own setting, whatever it means to it */
 #include "types_pub.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#if defined(TIMER_WHEEL_H) || defined(TIMER_HEAP_H) || defined(TIMER_SET_H) || defined(TIMER_LIST_H) || \
-    defined(TIMER_BITMAP_H)
-#error "TIMER_TYPES_ONLY brought in functions"
+#if !defined(TIMER_TYPES_ONLY) || TIMER_TYPES_ONLY != 7
+#error "the public header changed TIMER_TYPES_ONLY"
+#endif
+#if defined(TIMER_WHEEL_H_FUNCTIONS) || defined(TIMER_HEAP_H_FUNCTIONS) || defined(TIMER_SET_H_FUNCTIONS) || \
+    defined(TIMER_LIST_H_FUNCTIONS) || defined(TIMER_BITMAP_H)
+#error "the types brought in functions"
+#endif
+#if defined(TIMER_NEVER) || defined(TIMER_WHEEL_SLOTS) || defined(TIMER_WHEEL_NSLOTS)
+#error "the types defined a macro that only the functions use"
 #endif
 
-/* These would clash with the headers' functions had they been declared. */
+/* These would clash with the headers' functions and cores had they been declared. */
 static int timer_wheel_insert(int x) { return x + 1; }
 static int tlist_init(int x) { return x * 2; }
 static int srv_idle_timers_insert(int x) { return x - 1; }
+struct timer_heap { int mine; };
+struct timer_set { int mine; };
+struct timer_wheel { int mine; };
+struct timer_heap_entry { int mine; };
 
 static struct srv server; /* static storage: zeroed */
 
@@ -24,7 +38,14 @@ int main(void)
 
     memset(conns, 0, sizeof conns); /* zeroed nodes: idle */
     bad |= timer_wheel_insert(1) != 2 || tlist_init(2) != 4 || srv_idle_timers_insert(3) != 2;
-    bad |= TIMER_NEVER != INT64_MAX || TIMER_VERSION_MAJOR != 2;
+    bad |= TIMER_VERSION_MAJOR != 2;
+    {
+        struct timer_heap mine = { 1 };
+        struct timer_set mine2 = { 2 };
+        struct timer_wheel mine3 = { 3 };
+        struct timer_heap_entry mine4 = { 4 };
+        bad |= mine.mine + mine2.mine + mine3.mine + mine4.mine != 10;
+    }
     srv_init(&server, 1000);
     conns[0].fd = 10;
     conns[1].fd = 11;

@@ -2,19 +2,30 @@
  * timer containers, and brings in no function (contract v2, "types without
  * functions"). types_a.c includes only this; types_b.c includes it and then
  * the full headers, and expands the functions in one place. -DUSE_SINGLE_HEADER:
- * the same through timer_containers.h, the five headers in one file. */
+ * the same through timer_containers.h, the five headers in one file, and
+ * TIMER_TYPES_ONLY. */
 #ifndef TYPES_PUB_H
 #define TYPES_PUB_H
 
-#define TIMER_TYPES_ONLY
 #if defined(USE_SINGLE_HEADER)
-#include "timer_containers.h"
-#else
-#include "timer_set.h"
-#include "timer_heap.h"
-#include "timer_wheel.h"
+/* The single file has no types-only header: TIMER_TYPES_ONLY, set here
+ * only if the includer had not set it, so that its setting survives. */
+#if !defined(TIMER_TYPES_ONLY)
+#define TIMER_TYPES_ONLY
+#define TYPES_PUB_SET_TYPES_ONLY
 #endif
+#include "timer_containers.h"
+#if defined(TYPES_PUB_SET_TYPES_ONLY)
 #undef TIMER_TYPES_ONLY
+#undef TYPES_PUB_SET_TYPES_ONLY
+#endif
+#else
+/* v2.2: the types headers declare each node and DEFINE_TYPE alone, and
+ * leave TIMER_TYPES_ONLY as they find it. */
+#include "timer_set_types.h"
+#include "timer_heap_types.h"
+#include "timer_wheel_types.h"
+#endif
 
 TIMER_WHEEL_DEFINE_TYPE(srv_idle_timers)
 TIMER_HEAP_DEFINE_TYPE(srv_request_timers)
