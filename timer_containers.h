@@ -2186,8 +2186,8 @@ TIMER_STATIC_CHECK_(timer_wheel_layout_check_, sizeof(timer_wheel_layout_) == si
 TIMER_FUNCTIONS_BEGIN_
 
 /* Test instrumentation, default nothing: ON_MOVE_ runs once for every item
- * moved from one list to another inside the wheel, ON_WALK_ for every link
- * walked without moving (the tests count both to prove the bounds). */
+ * moved from one list to another inside the wheel, ON_WALK_ once for every
+ * link walked without moving (the tests count both to prove the bounds). */
 #ifndef TIMER_WHEEL_ON_MOVE_
 #define TIMER_WHEEL_ON_MOVE_() ((void)0)
 #endif
@@ -2204,6 +2204,7 @@ TIMER_FUNCTIONS_BEGIN_
 #define timer_wheel_node_of_(l) tlist_entry(l, struct timer_wheel_node, link)
 #define timer_wheel_front_(w, i) (timer_wheel_node_of_((w)->slot[i].next)->expire)
 #define timer_wheel_runs_(w) ((w)->occupied[TIMER_WHEEL_RUN0 / 64])
+#define timer_wheel_v_(l) (TIMER_WHEEL_RUN0 + 64 - (l))     /* level l's verified front */
 
 TIMER_INLINE_ bool timer_wheel_node_pending(const struct timer_wheel_node *n)
 {
@@ -2235,8 +2236,9 @@ TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
     n->expire = ~n->expire;
 }
 
-/* The clock at now, with no slot item (the runs may hold any). */
-TIMER_INLINE_ void timer_wheel_init_levels_(struct timer_wheel *w, int64_t now)
+/* The clock at now and no slot item (the runs may hold any): what init
+ * makes, and what pop makes going back once the slots are empty. */
+TIMER_INLINE_ void timer_wheel_reset_(struct timer_wheel *w, int64_t now)
 {
     size_t l;
     w->now = now < 0 ? 0 : now;
@@ -2248,7 +2250,7 @@ TIMER_INLINE_ void timer_wheel_init_levels_(struct timer_wheel *w, int64_t now)
 
 TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
 {
-    timer_wheel_init_levels_(w, now);
+    timer_wheel_reset_(w, now);
     w->runs_low = TIMER_NEVER;
     w->best = -1;
     w->calls = w->jobs = w->quiet = 0;
@@ -2275,9 +2277,8 @@ TIMER_INLINE_ size_t timer_wheel_slot_(int64_t clock, int64_t expire)
     return first[bit] + (size_t)(((uint64_t)expire >> shift[bit]) & 127);
 }
 
-/* The first tick of slot i: its level's group number is the clock's group
- * one level up (or the next one, for the second half), then the slot's 6
- * bits. */
+/* The first tick of slot i: its level's group is the clock's one level up,
+ * or the next one for the second half, then the slot's 6 bits. */
 TIMER_INLINE_ int64_t timer_wheel_slot_start_(int64_t clock, size_t i)
 {
     unsigned s = (unsigned)(i >> 7) * TIMER_WHEEL_BITS;
@@ -2286,7 +2287,7 @@ TIMER_INLINE_ int64_t timer_wheel_slot_start_(int64_t clock, size_t i)
     return (int64_t)(((up << TIMER_WHEEL_BITS) | (i & 63)) << s);
 }
 
-/* Level L's pending slot: the group after the clock's. */
+/* Level l's pending slot: the group after the clock's. */
 TIMER_INLINE_ size_t timer_wheel_pending_(const struct timer_wheel *w, unsigned l)
 {
     return 128 * l + ((((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1) & 127);
@@ -2304,57 +2305,49 @@ TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct tim
     tlist_push_back_(head, &n->link);
 }
 
-/* Move the head of list `from` to the empty list `to` (its items stay). */
-TIMER_INLINE_ void timer_wheel_move_head_(struct timer_wheel *w, size_t from, size_t to)
-{
-    struct tlist *h = &w->slot[to];
-    *h = w->slot[from];
-    h->next->prev = h;
-    h->prev->next = h;
-    tbitmap_clear(w->occupied, from);
-    tbitmap_set(w->occupied, to);
-    w->run_size[to - TIMER_WHEEL_RUN0] = w->run_size[from - TIMER_WHEEL_RUN0];
-}
+/* ---- the runs: sorted lists, oldest first ---------------------------------
+ * Items at or behind the clock, and sorted fronts of pending slots. Among
+ * equal expiries an older run's items arrived first, and so did a run's
+ * than any slot item's. */
 
-/* Merge run b into the older run a, stably: among equal expiries a's items
- * stay first. O(length of both). */
+/* Merge run b into the older run a, stably (a's items first among equal
+ * expiries): O(length of both). */
 TIMER_INLINE_ void timer_wheel_merge_(struct timer_wheel *w, size_t a, size_t b)
 {
-    struct tlist *ha = &w->slot[TIMER_WHEEL_RUN0 + a], *hb = &w->slot[TIMER_WHEEL_RUN0 + b], *pos = ha->next;
-    while (hb->next != hb) {
-        struct tlist *x = hb->next;
-        while (pos != ha && timer_wheel_node_of_(pos)->expire <= timer_wheel_node_of_(x)->expire) {
+    struct tlist *ha = &w->slot[TIMER_WHEEL_RUN0 + a], *hb = &w->slot[TIMER_WHEEL_RUN0 + b], *pos = ha->next, *x;
+    while ((x = hb->next) != hb) {
+        for (; pos != ha && timer_wheel_node_of_(pos)->expire <= timer_wheel_node_of_(x)->expire; pos = pos->next)
             TIMER_WHEEL_ON_WALK_();
-            pos = pos->next;
-        }
         if (pos == ha) {                    /* the rest of b is later: after a's last */
             tlist_splice_range_(ha, x, hb->prev);
             break;
         }
         TIMER_WHEEL_ON_MOVE_();
-        hb->next = x->next;
-        x->next->prev = hb;
-        x->prev = pos->prev;
-        x->next = pos;
-        pos->prev->next = x;
-        pos->prev = x;
+        tlist_remove(x);
+        tlist_splice_range_(pos, x, x);     /* i.e. link x just before pos */
     }
     tbitmap_clear(w->occupied, TIMER_WHEEL_RUN0 + b);
     w->run_size[a] += w->run_size[b];
 }
 
 /* Pack the ordinary runs to the front, oldest first, merging each with the
- * one before it while that is not more than twice its size: then sizes more
- * than double towards the oldest, so there are O(log n) runs and each item
- * takes part in O(log n) merges. */
+ * one before it while that is not more than twice its size: sizes then
+ * more than double towards the oldest, so there are O(log n) runs and each
+ * item takes part in O(log n) merges (a binary counter). */
 TIMER_NOINLINE_ void timer_wheel_normalize_(struct timer_wheel *w)
 {
     size_t r, top = 0;
     for (r = 0; r < TIMER_WHEEL_ORDINARY; r++) {
+        struct tlist *h = &w->slot[TIMER_WHEEL_RUN0 + top];
         if (!tbitmap_test(w->occupied, TIMER_WHEEL_RUN0 + r))
             continue;
-        if (r != top)
-            timer_wheel_move_head_(w, TIMER_WHEEL_RUN0 + r, TIMER_WHEEL_RUN0 + top);
+        if (r != top) {                     /* move the head down; its items stay */
+            *h = w->slot[TIMER_WHEEL_RUN0 + r];
+            h->next->prev = h->prev->next = h;
+            tbitmap_clear(w->occupied, TIMER_WHEEL_RUN0 + r);
+            tbitmap_set(w->occupied, TIMER_WHEEL_RUN0 + top);
+            w->run_size[top] = w->run_size[r];
+        }
         for (top++; top >= 2 && w->run_size[top - 2] <= 2 * w->run_size[top - 1]; top--)
             timer_wheel_merge_(w, top - 2, top - 1);
     }
@@ -2363,25 +2356,22 @@ TIMER_NOINLINE_ void timer_wheel_normalize_(struct timer_wheel *w)
     w->best = -1;
 }
 
-/* Add the sorted chain first .. last (k items, unlinked from any list) as
- * the newest ordinary run: onto the newest one when it stays sorted. */
+/* Add the sorted chain first .. last (k items, out of any list) as the
+ * newest ordinary run: onto the newest one when that stays sorted. */
 TIMER_NOINLINE_ void timer_wheel_add_run_(struct timer_wheel *w, struct tlist *first, struct tlist *last, size_t k)
 {
     int64_t f = timer_wheel_node_of_(first)->expire;
-    size_t r = 0;
     uint64_t ord = timer_wheel_runs_(w) & ((UINT64_C(1) << TIMER_WHEEL_ORDINARY) - 1);
-    if (ord != 0) {
-        r = tbitmap_highest(ord);
-        if (timer_wheel_node_of_(w->slot[TIMER_WHEEL_RUN0 + r].prev)->expire <= f) {
-            tlist_splice_range_(&w->slot[TIMER_WHEEL_RUN0 + r], first, last);
-            w->run_size[r] += k;
-            return;
-        }
-        if (++r == TIMER_WHEEL_ORDINARY) {
-            timer_wheel_normalize_(w);
-            timer_wheel_add_run_(w, first, last, k);
-            return;
-        }
+    size_t r = ord != 0 ? tbitmap_highest(ord) : 0;
+    if (ord != 0 && timer_wheel_node_of_(w->slot[TIMER_WHEEL_RUN0 + r].prev)->expire <= f) {
+        tlist_splice_range_(&w->slot[TIMER_WHEEL_RUN0 + r], first, last);
+        w->run_size[r] += k;
+        return;
+    }
+    if (ord != 0 && ++r == TIMER_WHEEL_ORDINARY) {
+        timer_wheel_normalize_(w);
+        timer_wheel_add_run_(w, first, last, k);
+        return;
     }
     tlist_init(&w->slot[TIMER_WHEEL_RUN0 + r]);
     tlist_splice_range_(&w->slot[TIMER_WHEEL_RUN0 + r], first, last);
@@ -2392,65 +2382,76 @@ TIMER_NOINLINE_ void timer_wheel_add_run_(struct timer_wheel *w, struct tlist *f
     w->best = -1;
 }
 
+/* Make the verified fronts (runs 54-63) whose group is not the pending one
+ * any more (the clock moved) ordinary runs, coarsest first: among equal
+ * expiries its items arrived first. Before any front takes new items, so
+ * that ordinary runs stay older than the fronts. */
+TIMER_NOINLINE_ void timer_wheel_release_(struct timer_wheel *w)
+{
+    unsigned l;
+    for (l = TIMER_WHEEL_LEVELS - 1; l >= 1; l--) {
+        size_t v = timer_wheel_v_(l);
+        if (tbitmap_test(w->occupied, v) && w->vgroup[l] != ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1) {
+            tbitmap_clear(w->occupied, v);
+            timer_wheel_add_run_(w, w->slot[v].next, w->slot[v].prev, w->run_size[v - TIMER_WHEEL_RUN0]);
+        }
+    }
+}
+
 /* Choose the run pop hands out from first: the earliest first item, ties
  * to the older run (the lower index). upto: how far it may go before
  * another run's item must go first. runs_low becomes exact. */
 TIMER_NOINLINE_ void timer_wheel_pick_(struct timer_wheel *w)
 {
     uint64_t runs = timer_wheel_runs_(w);
-    int best = -1;
     int64_t t = TIMER_NEVER, upto = TIMER_NEVER;
-    for (; runs != 0; runs &= runs - 1) {
+    for (w->best = -1; runs != 0; runs &= runs - 1) {
         int r = (int)tbitmap_lowest(runs);
         int64_t f = timer_wheel_front_(w, TIMER_WHEEL_RUN0 + (size_t)r);
-        if (best < 0) {
-            best = r;
-            t = f;
-        } else if (f < t) {                 /* the older best's ties go first */
-            upto = t - 1;
-            best = r;
+        if (w->best < 0 || f < t) {         /* an older best's ties go first */
+            upto = w->best < 0 ? upto : t - 1;
+            w->best = r;
             t = f;
         } else if (f < upto) {              /* a newer run: its ties go after */
             upto = f;
         }
     }
-    w->best = best;
     w->upto = upto;
     w->runs_low = t;
 }
 
-/* The run whose first item pop hands out first, RUN0-based; NSLOTS when
- * there is none. */
+/* The run whose first item pop hands out first (a slot index), or NSLOTS. */
 TIMER_INLINE_ size_t timer_wheel_best_run_(struct timer_wheel *w)
 {
     size_t i = TIMER_WHEEL_RUN0 + (size_t)w->best;
     if (w->best < 0 || !tbitmap_test(w->occupied, i) || timer_wheel_front_(w, i) > w->upto) {
         timer_wheel_pick_(w);
-        if (w->best < 0)
-            return TIMER_WHEEL_NSLOTS;
-        i = TIMER_WHEEL_RUN0 + (size_t)w->best;
+        i = w->best < 0 ? TIMER_WHEEL_NSLOTS : TIMER_WHEEL_RUN0 + (size_t)w->best;
     }
     return i;
 }
 
-/* Hand out list i's items up to `upto` (its first item is no later), in
- * order: one cut from the list onto out's end. */
+/* Hand out list i's items up to `upto` from its front (the first is no
+ * later), in order: one cut from the list onto out's end. For a run,
+ * runs_low follows its new first item. */
 TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t i, int64_t upto, struct tlist *out)
 {
     struct tlist *head = &w->slot[i], *first = head->next, *last = first, *next;
     size_t k = 1;
     tlist_ready_(out);
     timer_wheel_make_due_(timer_wheel_node_of_(first));
-    while ((next = last->next) != head && timer_wheel_node_of_(next)->expire <= upto) {
+    for (; (next = last->next) != head && timer_wheel_node_of_(next)->expire <= upto; last = next, k++)
         timer_wheel_make_due_(timer_wheel_node_of_(next));
-        last = next;
-        k++;
-    }
     head->next = next;
     next->prev = head;
     tlist_splice_range_(out, first, last);
     if (next == head)
         tbitmap_clear(w->occupied, i);
+    if (i >= TIMER_WHEEL_RUN0) {
+        w->run_size[i - TIMER_WHEEL_RUN0] -= k;
+        w->runs_low = next != head && timer_wheel_node_of_(next)->expire < w->upto ? timer_wheel_node_of_(next)->expire
+                                                                                  : w->upto;
+    }
     return k;
 }
 
@@ -2458,17 +2459,11 @@ TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t i, in
  * best run as far as upto allows, then from the next best. */
 TIMER_NOINLINE_ size_t timer_wheel_take_runs_slow_(struct timer_wheel *w, int64_t bound, struct tlist *out)
 {
-    size_t k = 0, i, r;
-    int64_t front;
-    while ((i = timer_wheel_best_run_(w)) < TIMER_WHEEL_NSLOTS) {
-        if ((front = timer_wheel_front_(w, i)) > bound) {
-            w->runs_low = front < w->upto ? front : w->upto;
-            break;
-        }
-        r = timer_wheel_take_front_(w, i, bound < w->upto ? bound : w->upto, out);
-        w->run_size[i - TIMER_WHEEL_RUN0] -= r;
-        k += r;
-    }
+    size_t k = 0, i;
+    while ((i = timer_wheel_best_run_(w)) < TIMER_WHEEL_NSLOTS && timer_wheel_front_(w, i) <= bound)
+        k += timer_wheel_take_front_(w, i, bound < w->upto ? bound : w->upto, out);
+    if (i < TIMER_WHEEL_NSLOTS)
+        w->runs_low = timer_wheel_front_(w, i);
     return k;
 }
 
@@ -2476,31 +2471,16 @@ TIMER_NOINLINE_ size_t timer_wheel_take_runs_slow_(struct timer_wheel *w, int64_
  * other run's item can be due by bound, so its due items go in one cut. */
 TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
 {
-    struct tlist *head, *first, *last, *next;
-    size_t k = 1;
-    if (w->best < 0 || bound >= w->upto)
+    size_t i = TIMER_WHEEL_RUN0 + (size_t)w->best;
+    if (w->best < 0 || bound >= w->upto || w->slot[i].next == &w->slot[i] || timer_wheel_front_(w, i) > bound)
         return timer_wheel_take_runs_slow_(w, bound, out);
-    head = &w->slot[TIMER_WHEEL_RUN0 + (size_t)w->best];
-    if ((first = head->next) == head || timer_wheel_node_of_(first)->expire > bound)
-        return timer_wheel_take_runs_slow_(w, bound, out);
-    tlist_ready_(out);
-    timer_wheel_make_due_(timer_wheel_node_of_(first));
-    for (last = first; (next = last->next) != head && timer_wheel_node_of_(next)->expire <= bound; last = next, k++)
-        timer_wheel_make_due_(timer_wheel_node_of_(next));
-    head->next = next;
-    next->prev = head;
-    tlist_splice_range_(out, first, last);
-    w->run_size[w->best] -= k;
-    w->runs_low = w->upto;
-    if (next == head)
-        tbitmap_clear(w->occupied, TIMER_WHEEL_RUN0 + (size_t)w->best);
-    else if (timer_wheel_node_of_(next)->expire < w->upto)
-        w->runs_low = timer_wheel_node_of_(next)->expire;
-    return k;
+    return timer_wheel_take_front_(w, i, bound, out);
 }
 
-/* File an unlinked node into the slot its expiry maps to with the clock
- * as it is, or, at or before the clock, into the runs. */
+/* ---- insert, remove, reschedule ------------------------------------------ */
+
+/* File an unlinked node, earlier than limit: into the slot its expiry maps
+ * to with the clock as it is, or, at or before the clock, into the runs. */
 TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     size_t i;
@@ -2517,7 +2497,7 @@ TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer
 }
 
 /* File an unlinked node at `expire`: at or after limit, straight into its
- * slot (the common insert); anything earlier, out of line. */
+ * slot (the common insert). */
 TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
 {
     n->expire = expire;
@@ -2538,7 +2518,7 @@ TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, stru
     return 0;
 }
 
-/* Is l one of w's list heads (a slot or a run)? */
+/* Is l one of w's list heads? */
 TIMER_INLINE_ bool timer_wheel_is_head_(const struct timer_wheel *w, const struct tlist *l)
 {
     return (uintptr_t)l - (uintptr_t)w->slot < sizeof w->slot;
@@ -2567,38 +2547,26 @@ TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const stru
     return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 7) != 0);  /* 8 links */
 }
 
-/* The check of every build, on the pending n: false when w cannot hold it
- * (w is empty, or n is alone in a list whose head is not w's). It reads
- * only what unlinking n reads anyway. */
-TIMER_INLINE_ bool timer_wheel_may_own_(const struct timer_wheel *w, const struct timer_wheel_node *n)
-{
-    return w->count != 0 && (n->link.next != n->link.prev || timer_wheel_is_head_(w, n->link.next));
-}
-
-/* Take a pending node out of its list (the count is the caller's, as is
- * the node's own state). */
-TIMER_INLINE_ void timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_node *n)
+/* Take a pending node out of its list (the count and the node's own state
+ * are the caller's). False, with nothing changed, when the check of every
+ * build finds it is another wheel's: w is empty, or n was alone in a list
+ * whose head is not w's (it reads only what unlinking reads anyway). */
+TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
+    if (prev == next) {                     /* alone: the head is prev */
+        bool ours = w->count != 0 && timer_wheel_is_head_(w, prev);
+        assert(ours && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
+        if (!ours)
+            return false;
+        tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
+    } else if (w->count == 0) {
+        assert(0 && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
+        return false;
+    }
     prev->next = next;
     next->prev = prev;
-    /* After the unlink, prev == next only when the head is the one node
-     * left: the list is empty. */
-    if (prev == next) {
-        /* Checked in every build: a head outside this wheel (an item of
-         * another wheel) must not become a write into this one's bitmap. */
-        bool ours = timer_wheel_is_head_(w, prev);
-        assert(ours && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
-        if (ours)
-            tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
-    }
-}
-
-TIMER_INLINE_ void timer_wheel_unlink_(struct timer_wheel *w, struct timer_wheel_node *n)
-{
-    assert(w->count > 0 && "timer_wheel: an item of another wheel removed through this empty one");
-    w->count--;
-    timer_wheel_cut_(w, n);
+    return true;
 }
 
 TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_node *n)
@@ -2606,12 +2574,12 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
     if (n == NULL || n->link.next == NULL)
         return false;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_remove: the item is pending in another wheel, not this one");
-    if (n->expire >= 0) {
-        if (!timer_wheel_may_own_(w, n))
-            return false;                   /* another wheel's item: nothing changes */
-        timer_wheel_unlink_(w, n);
-    } else
+    if (n->expire < 0)
         tlist_remove(&n->link);             /* due: leave the result list */
+    else if (timer_wheel_cut_(w, n))
+        w->count--;
+    else
+        return false;                       /* another wheel's item: nothing changes */
     timer_wheel_make_idle_(n);
     return true;
 }
@@ -2621,17 +2589,15 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_wheel_may_hold_(w, n) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
-    if (timer_wheel_node_pending(n) && !timer_wheel_may_own_(w, n))
-        return -EINVAL;                     /* another wheel's item: nothing changes */
-    /* A pending item moving to a slot (the common case: a connection
-     * timeout pushed back): unlink it from wherever it is and append it, as
-     * an insert would, since a reschedule is a new arrival. An item that is
-     * last in the slot its new expiry maps to is there already: only the
-     * expiry changes. */
+    /* A pending item moving to a slot (a connection timeout pushed back):
+     * unlink it from wherever it is and append it, as an insert would,
+     * since a reschedule is a new arrival. An item that is last in the slot
+     * its new expiry maps to is there already: only the expiry changes. */
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         size_t i = timer_wheel_slot_(w->now, expire);
         if (n->link.next != &w->slot[i]) {
-            timer_wheel_cut_(w, n);         /* the count stays */
+            if (!timer_wheel_cut_(w, n))
+                return -EINVAL;             /* another wheel's item: nothing changes */
             n->link.next = NULL;
             n->expire = expire;
             timer_wheel_link_(w, i, n);
@@ -2640,11 +2606,181 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
         }
         return 0;
     }
-    timer_wheel_remove(w, n);
+    if (!timer_wheel_remove(w, n) && n->link.next != NULL)
+        return -EINVAL;                     /* another wheel's item: nothing changes */
     timer_wheel_file_(w, expire, n);
     w->count++;
     return 0;
 }
+
+/* ---- refining ahead of the clock ------------------------------------------ */
+
+/* Prepare level l's pending slot P, up to `budget` steps; the steps spent,
+ * 0 when P is empty (or holds one item and this is the background: the
+ * scan compares a lone item where it is, and pop may take it from there).
+ * First P is walked from its front: while it is in expiry order, what was
+ * walked joins level l's verified front V (run 64 - l), which is sorted
+ * and older; the first item out of order switches the group to refining,
+ * which moves P's items, front first, to the second half of level l - 1
+ * (that half is P's range). Every list stays in arrival order, and among
+ * equal expiries V's items (a run) arrived before anything refined. */
+TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
+{
+    uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
+    size_t p = 128 * l + (group & 127), v = timer_wheel_v_(l), k = 0;
+    struct tlist *ph = &w->slot[p], *pos, *next;
+    if (w->vgroup[l] != group) {            /* a new group: sorted, so far */
+        if (timer_wheel_runs_(w) >> TIMER_WHEEL_ORDINARY)
+            timer_wheel_release_(w);
+        w->unsorted &= ~(1u << l);
+        w->vgroup[l] = group;
+    }
+    if (!tbitmap_test(w->occupied, p) || (budget != SIZE_MAX && ph->next == ph->prev))
+        return 0;
+    if ((w->unsorted >> l & 1) == 0) {
+        int64_t last = tbitmap_test(w->occupied, v) ? timer_wheel_node_of_(w->slot[v].prev)->expire : 0;
+        for (pos = ph->next; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++) {
+            TIMER_WHEEL_ON_WALK_();
+            last = timer_wheel_node_of_(pos)->expire;
+        }
+        /* Sorted as far as walked: onto V, unless the slot is a few items
+         * (refining them costs no more than a run would). */
+        if (k == budget || (pos == ph && (k >= 8 || tbitmap_test(w->occupied, v)))) {
+            struct tlist *first = ph->next;
+            ph->next = pos;
+            pos->prev->next = NULL;         /* (rewritten by the splice) */
+            if (pos == ph)
+                tbitmap_clear(w->occupied, p);
+            if (timer_wheel_runs_(w) >> TIMER_WHEEL_ORDINARY)
+                timer_wheel_release_(w);
+            if (!tbitmap_test(w->occupied, v)) {
+                tbitmap_set(w->occupied, v);
+                tlist_init(&w->slot[v]);
+                w->run_size[v - TIMER_WHEEL_RUN0] = 0;
+                w->runs_low = timer_wheel_node_of_(first)->expire < w->runs_low ? timer_wheel_node_of_(first)->expire
+                                                                                : w->runs_low;
+                w->best = -1;
+            }
+            w->run_size[v - TIMER_WHEEL_RUN0] += k;
+            tlist_splice_range_(&w->slot[v], first, pos->prev);
+            pos->prev = ph;
+            return k;
+        }
+        w->unsorted |= 1u << l;
+        budget -= k;
+    }
+    for (pos = ph->next; pos != ph && budget-- != 0; pos = next, k++) {
+        next = pos->next;
+        TIMER_WHEEL_ON_MOVE_();
+        pos->next = NULL;
+        timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)timer_wheel_node_of_(pos)->expire >> (TIMER_WHEEL_BITS * (l - 1))) & 127),
+                          timer_wheel_node_of_(pos));
+    }
+    ph->next = pos;
+    pos->prev = ph;
+    if (pos == ph)
+        tbitmap_clear(w->occupied, p);
+    return k;
+}
+
+TIMER_INLINE_ void timer_wheel_finish_(struct timer_wheel *w, unsigned l)
+{
+    size_t p = timer_wheel_pending_(w, l);
+    while (tbitmap_test(w->occupied, p))
+        (void)timer_wheel_step_(w, l, SIZE_MAX);
+}
+
+/* The background work of a pop or next_expiry: TIMER_WHEEL_WORK steps on
+ * the pending slots, finest level first (its deadline is the nearest).
+ * Every 64th call looks at every level again, so a slot that became
+ * pending, or got new items after its work was done, is found within 64
+ * calls. */
+TIMER_INLINE_ void timer_wheel_work_(struct timer_wheel *w)
+{
+    size_t budget = TIMER_WHEEL_WORK, k;
+    if ((++w->calls & 63) == 0)
+        w->jobs = (1u << TIMER_WHEEL_LEVELS) - 2;
+    while (w->jobs != 0 && budget != 0 && w->quiet == 0) {
+        unsigned l = tbitmap_lowest(w->jobs);
+        if ((k = timer_wheel_step_(w, l, budget)) == 0)
+            w->jobs &= ~(1u << l);
+        budget -= k < budget ? k : budget;
+    }
+}
+
+/* The pending slots whose range is level l's second half: level l + 1's,
+ * and more levels' while the clock is in the last group at each. Their
+ * items may be earlier than the second half's, and arrived later, so they
+ * are prepared first; or, with `prepare` false, reported as *pend. One
+ * item alone, earlier than the second half's first slot, is returned
+ * instead (pop may take it where it is); else NSLOTS. */
+TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, bool prepare, bool *pend)
+{
+    unsigned top = l + 1, m;
+    size_t p = timer_wheel_pending_(w, top), word = 2 * l + 1 - (((uint64_t)w->now >> (TIMER_WHEEL_BITS * top)) & 1);
+    while (top + 1 < TIMER_WHEEL_LEVELS && (((uint64_t)w->now >> (TIMER_WHEEL_BITS * top)) & 63) == 63)
+        top++;
+    if (top == l + 1 && tbitmap_test(w->occupied, p) && w->slot[p].next == w->slot[p].prev &&
+        timer_wheel_front_(w, p) < timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word])))
+        return p;
+    for (m = top; m > l; m--) {
+        if (!tbitmap_test(w->occupied, timer_wheel_pending_(w, m)))
+            continue;
+        if (!prepare) {
+            *pend = true;
+            return p;
+        }
+        timer_wheel_finish_(w, m);
+    }
+    return TIMER_WHEEL_NSLOTS;
+}
+
+/* The earliest occupied slot, or NSLOTS. Level by level: the rest of the
+ * clock's group first (earlier than anything coarser), then the second
+ * half, once the pending slots sharing its range are seen to. An empty
+ * second half leaves the pending slot one level up to be found first
+ * there (it is that level's first slot). */
+TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, bool prepare, bool *pend)
+{
+    unsigned l;
+    for (l = 0; l < TIMER_WHEEL_LEVELS; l++) {
+        uint64_t g = (uint64_t)w->now >> (TIMER_WHEEL_BITS * l), up = g >> 6, bits;
+        size_t word = 2 * l + (up & 1), i;
+        if ((bits = w->occupied[word] & (~UINT64_C(1) << (g & 63))) != 0)
+            return 64 * word + tbitmap_lowest(bits);
+        if (l + 1 == TIMER_WHEEL_LEVELS || w->occupied[word ^ 1] == 0)
+            continue;
+        if ((tbitmap_test(w->occupied, 128 * (l + 1) + ((up + 1) & 127)) || (up & 63) == 63) &&
+            (i = timer_wheel_range_(w, l, prepare, pend)) < TIMER_WHEEL_NSLOTS)
+            return i;
+        return 64 * (word ^ 1) + tbitmap_lowest(w->occupied[word ^ 1]);
+    }
+    return TIMER_WHEEL_NSLOTS;
+}
+
+/* Slot i's earliest expiry when it is known without refining (a level-0
+ * slot is one tick; a slot of one item), else -1. */
+TIMER_INLINE_ int64_t timer_wheel_exact_(const struct timer_wheel *w, size_t i)
+{
+    if (i < 128)
+        return timer_wheel_slot_start_(w->now, i);
+    return w->slot[i].next == w->slot[i].prev ? timer_wheel_front_(w, i) : -1;
+}
+
+/* Slot i is the earliest and must be refined (every run item is later
+ * than its start): move the clock to just before it, where it is its
+ * level's pending slot, and prepare it. */
+TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
+{
+    unsigned l = (unsigned)(i >> 7);
+    int64_t start = timer_wheel_slot_start_(w->now, i);
+    if (i != timer_wheel_pending_(w, l))
+        w->now = start - 1;
+    w->limit = (uint64_t)start;
+    timer_wheel_finish_(w, l);
+}
+
+/* ---- pop, next_expiry, first ------------------------------------------------ */
 
 /* Hand the whole of slot i to out as due items, in its order. The walk that
  * marks them runs from both ends at once: two independent chains of loads,
@@ -2671,258 +2807,60 @@ TIMER_INLINE_ size_t timer_wheel_take_slot_(struct timer_wheel *w, size_t i, str
     return k;
 }
 
-/* Make the sorted fronts of pending slots (runs 54-63) ordinary runs: all
- * of them, or those whose group is no longer the pending one (the clock
- * moved). Before any of them takes new items, so that ordinary runs stay
- * older; coarsest first, since among equal expiries its items arrived
- * first. */
-TIMER_NOINLINE_ void timer_wheel_release_(struct timer_wheel *w, bool all)
-{
-    unsigned m;
-    for (m = TIMER_WHEEL_LEVELS - 1; m >= 1; m--) {
-        size_t u = TIMER_WHEEL_RUN0 + 64 - m;
-        if (tbitmap_test(w->occupied, u) && (all || w->vgroup[m] != ((uint64_t)w->now >> (TIMER_WHEEL_BITS * m)) + 1)) {
-            tbitmap_clear(w->occupied, u);
-            timer_wheel_add_run_(w, w->slot[u].next, w->slot[u].prev, w->run_size[u - TIMER_WHEEL_RUN0]);
-        }
-    }
-}
-
-/* Prepare level L's pending slot P, up to `budget` steps; the steps spent,
- * 0 when P is empty. First P is walked from its front: while it is in
- * expiry order, what was walked joins run 64 - L (V), which is sorted too
- * and older; the first item out of order switches the group to refining,
- * which moves P's items, front first, to the second half of level L - 1.
- * Either way every list stays in arrival order, and among equal expiries
- * V's items (a run) arrived before anything refined. */
-TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
-{
-    uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
-    size_t p = 128 * l + (group & 127), v = TIMER_WHEEL_RUN0 + 64 - l, k = 0;
-    unsigned s = TIMER_WHEEL_BITS * (l - 1);
-    struct tlist *ph = &w->slot[p], *vh = &w->slot[v], *pos, *next;
-    if (w->vgroup[l] != group) {            /* a new group, found sorted so far */
-        if (timer_wheel_runs_(w) >> TIMER_WHEEL_ORDINARY)
-            timer_wheel_release_(w, false); /* V lists of a group that is not pending now */
-        w->unsorted &= ~(1u << l);
-        w->vgroup[l] = group;
-    }
-    /* Empty, or one item, which the background leaves: the scan can
-     * compare it without moving it (pop may take it straight from there). */
-    if (!tbitmap_test(w->occupied, p) || (budget != SIZE_MAX && ph->next == ph->prev))
-        return 0;
-    if ((w->unsorted >> l & 1) == 0) {
-        int64_t last = 0;
-        if (timer_wheel_runs_(w) >> TIMER_WHEEL_ORDINARY)
-            timer_wheel_release_(w, false);
-        if (tbitmap_test(w->occupied, v))
-            last = timer_wheel_node_of_(vh->prev)->expire;
-        for (pos = ph->next; pos != ph && k < budget; pos = pos->next, k++) {
-            TIMER_WHEEL_ON_WALK_();
-            if (timer_wheel_node_of_(pos)->expire < last)
-                break;
-            last = timer_wheel_node_of_(pos)->expire;
-        }
-        /* Sorted as far as walked: onto V, unless the whole slot is a few
-         * items (refining them costs no more than a run would). */
-        if (k == budget || (pos == ph && (k >= 8 || tbitmap_test(w->occupied, v)))) {
-            struct tlist *first = ph->next, *lastw = pos->prev;
-            if (!tbitmap_test(w->occupied, v)) {
-                tbitmap_set(w->occupied, v);
-                tlist_init(vh);
-                w->run_size[v - TIMER_WHEEL_RUN0] = 0;
-                if (timer_wheel_node_of_(first)->expire < w->runs_low)
-                    w->runs_low = timer_wheel_node_of_(first)->expire;
-                w->best = -1;
-            }
-            w->run_size[v - TIMER_WHEEL_RUN0] += k;
-            ph->next = pos;
-            pos->prev = ph;
-            if (pos == ph)
-                tbitmap_clear(w->occupied, p);
-            tlist_splice_range_(vh, first, lastw);
-            return k;
-        }
-        w->unsorted |= 1u << l;
-        budget -= k;
-    }
-    for (pos = ph->next; pos != ph && budget-- != 0; pos = next, k++) {
-        next = pos->next;
-        TIMER_WHEEL_ON_MOVE_();
-        pos->next = NULL;
-        timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)timer_wheel_node_of_(pos)->expire >> s) & 127),
-                          timer_wheel_node_of_(pos));
-    }
-    ph->next = pos;
-    pos->prev = ph;
-    if (pos == ph)
-        tbitmap_clear(w->occupied, p);
-    return k;
-}
-
-TIMER_INLINE_ void timer_wheel_finish_(struct timer_wheel *w, unsigned l)
-{
-    size_t p = timer_wheel_pending_(w, l);
-    while (tbitmap_test(w->occupied, p))
-        (void)timer_wheel_step_(w, l, SIZE_MAX);
-}
-
-/* The background work of a pop or next_expiry: TIMER_WHEEL_WORK steps on
- * the pending slots, finest level first (its deadline is the nearest).
- * Every 64th call looks at every level again, so a slot that became
- * pending, or got new items after its work was done, is found within 64
- * calls. */
-TIMER_INLINE_ void timer_wheel_work_(struct timer_wheel *w)
-{
-    size_t budget = TIMER_WHEEL_WORK;
-    if ((++w->calls & 63) == 0)
-        w->jobs = (1u << TIMER_WHEEL_LEVELS) - 2;
-    while (w->jobs != 0 && budget != 0 && w->quiet == 0) {
-        unsigned l = tbitmap_lowest(w->jobs);
-        size_t k = timer_wheel_step_(w, l, budget);
-        if (k == 0)
-            w->jobs &= ~(1u << l);
-        else
-            budget -= k < budget ? k : budget;
-    }
-}
-
-/* The pending slots whose range is level L's second half: level L + 1's,
- * and more levels' while the clock is in the last group at each. Their
- * items may be earlier than the second half's, and arrived later, so they
- * are prepared first; or, with `prepare` false, reported as *pend. One
- * item alone, earlier than the second half's first slot, is returned
- * instead (pop may take it where it is); else NSLOTS. */
-TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, bool prepare, bool *pend)
-{
-    unsigned top = l + 1, m;
-    size_t p = timer_wheel_pending_(w, top), word = 2 * l + 1 - (((uint64_t)w->now >> (TIMER_WHEEL_BITS * top)) & 1);
-    while (top + 1 < TIMER_WHEEL_LEVELS && (((uint64_t)w->now >> (TIMER_WHEEL_BITS * top)) & 63) == 63)
-        top++;
-    if (top == l + 1 && tbitmap_test(w->occupied, p) && w->slot[p].next == w->slot[p].prev &&
-        (w->occupied[word] == 0 ||
-         timer_wheel_front_(w, p) < timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word]))))
-        return p;
-    for (m = top; m > l; m--) {
-        if (!tbitmap_test(w->occupied, timer_wheel_pending_(w, m)))
-            continue;
-        if (!prepare) {
-            *pend = true;
-            return p;
-        }
-        timer_wheel_finish_(w, m);
-    }
-    return TIMER_WHEEL_NSLOTS;
-}
-
-/* The earliest occupied slot, or NSLOTS. Level by level: the rest of the
- * clock's group first (earlier than anything coarser), then the second
- * half, once the pending slots sharing its range are seen to. */
-TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, bool prepare, bool *pend)
-{
-    unsigned l;
-    for (l = 0; l < TIMER_WHEEL_LEVELS; l++) {
-        uint64_t g = (uint64_t)w->now >> (TIMER_WHEEL_BITS * l), up = g >> 6, bits;
-        size_t word = 2 * l + (up & 1), i;
-        if ((bits = w->occupied[word] & (~UINT64_C(1) << (g & 63))) != 0)
-            return 64 * word + tbitmap_lowest(bits);
-        /* An empty second half leaves the pending slot one level up to
-         * be found first there (it is that level's first slot). */
-        if (l + 1 == TIMER_WHEEL_LEVELS || w->occupied[word ^ 1] == 0)
-            continue;
-        if ((tbitmap_test(w->occupied, 128 * (l + 1) + ((up + 1) & 127)) || (up & 63) == 63) &&
-            (i = timer_wheel_range_(w, l, prepare, pend)) < TIMER_WHEEL_NSLOTS)
-            return i;
-        return 64 * (word ^ 1) + tbitmap_lowest(w->occupied[word ^ 1]);
-    }
-    return TIMER_WHEEL_NSLOTS;
-}
-
-/* Slot i's earliest expiry when it is known without refining (a level-0
- * slot is one tick; a slot of one item), else -1. */
-TIMER_INLINE_ int64_t timer_wheel_exact_(const struct timer_wheel *w, size_t i)
-{
-    if (i < 128)
-        return timer_wheel_slot_start_(w->now, i);
-    return w->slot[i].next == w->slot[i].prev ? timer_wheel_front_(w, i) : -1;
-}
-
-/* What limit can be when slot i is the earliest: its start, or when i is
- * in its level's second half, the start of that half, where the pending
- * slot one level up starts (an insert may still go there). */
-TIMER_INLINE_ uint64_t timer_wheel_low_(const struct timer_wheel *w, size_t i)
-{
-    size_t half = (size_t)(((uint64_t)w->now >> (TIMER_WHEEL_BITS * (i >> 7)) >> 6) & 1);
-    return (uint64_t)timer_wheel_slot_start_(w->now, ((i >> 6) & 1) == half ? i : i & ~(size_t)63);
-}
-
-/* Slot i is the earliest and must be refined (every run item is later
- * than its start): move the clock to just before it, where it is its
- * level's pending slot, and prepare it. */
-TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
-{
-    unsigned l = (unsigned)(i >> 7);
-    int64_t start = timer_wheel_slot_start_(w->now, i);
-    if (i != timer_wheel_pending_(w, l))
-        w->now = start - 1;
-    w->limit = (uint64_t)start;
-    timer_wheel_finish_(w, l);
-}
-
 /* pop when the fast path does not apply: now behind the clock (then only
  * run items can be due), or a run item or slot at or before now. Slots and
  * runs are taken in time order, a run's items first among equal expiries;
  * a coarse slot that starts by now is refined first. The clock follows
- * each level-0 slot taken (all is handed out up to it), so the next one is
- * found in the clock's own group; afterwards it is now, and limit exact. */
+ * each level-0 slot taken (all is handed out up to it), and the rest of
+ * its group is read from the same word. Afterwards the clock is now, and
+ * limit the earliest slot's start (or its half's, in a second half, where
+ * the pending slot one level up starts). */
 TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
-    size_t k = 0, i;
+    size_t k = 0, i, half;
     uint64_t bits;
     bool pend;
     if (now < w->now) {
         k = timer_wheel_take_runs_(w, now, out);
         /* With no slot item to keep in place, the clock may go back to
          * the caller's time (after pop(TIMER_NEVER) to drain, say), so
-         * that later inserts are not all behind it. */
-        if (tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_RUN0) == TIMER_WHEEL_RUN0) {
-            timer_wheel_release_(w, true);
-            timer_wheel_init_levels_(w, now);
+         * that later inserts are not all behind it. The verified fronts
+         * then belong to no pending group and go before any new one. */
+        if (tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_RUN0) == TIMER_WHEEL_RUN0)
+            timer_wheel_reset_(w, now);
+        w->count -= k;
+        return k;
+    }
+    timer_wheel_work_(w);
+    while ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS) {
+        int64_t x = timer_wheel_exact_(w, i), start = x < 0 || i >= 128 ? timer_wheel_slot_start_(w->now, i) : x;
+        int64_t t = x < 0 ? start : x;
+        if (w->runs_low <= (t < now ? t : now))
+            k += timer_wheel_take_runs_(w, t < now ? t : now, out);
+        if (start > now)
+            break;
+        if (x < 0 || x > now) {
+            timer_wheel_refine_(w, i);
+            continue;
         }
-    } else {
-        timer_wheel_work_(w);
-        while ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS) {
-            int64_t x = timer_wheel_exact_(w, i), start = x, t;
-            if (i >= 128)
-                start = timer_wheel_slot_start_(w->now, i);
-            t = x < 0 ? start : x;
-            if (w->runs_low <= (t < now ? t : now))
-                k += timer_wheel_take_runs_(w, t < now ? t : now, out);
-            if (start > now)
+        k += timer_wheel_take_slot_(w, i, out);
+        for (w->now = x; i < 128 && (bits = w->occupied[i >> 6] & (~UINT64_C(1) << (x & 63))) != 0; w->now = x) {
+            i = (i & ~(size_t)63) + tbitmap_lowest(bits);
+            if ((x = (x & ~INT64_C(63)) + (int64_t)(i & 63)) > now)
                 break;
-            if (x < 0 || x > now) {
-                timer_wheel_refine_(w, i);
-                continue;
-            }
+            if (w->runs_low <= x)
+                k += timer_wheel_take_runs_(w, x, out);
             k += timer_wheel_take_slot_(w, i, out);
-            if (i >= 128)
-                continue;
-            /* The clock follows a level-0 slot taken (all is handed out up
-             * to it), and the rest of its group's slots are read from the
-             * same word. */
-            for (w->now = x; (bits = w->occupied[i >> 6] & (~UINT64_C(1) << (x & 63))) != 0; w->now = x) {
-                i = (i & ~(size_t)63) + tbitmap_lowest(bits);
-                if ((x = (x & ~INT64_C(63)) + (int64_t)(i & 63)) > now)
-                    break;
-                if (w->runs_low <= x)
-                    k += timer_wheel_take_runs_(w, x, out);
-                k += timer_wheel_take_slot_(w, i, out);
-            }
         }
-        if (i == TIMER_WHEEL_NSLOTS && w->runs_low <= now)
-            k += timer_wheel_take_runs_(w, now, out);
-        w->now = now;
-        w->limit = i == TIMER_WHEEL_NSLOTS ? UINT64_MAX : timer_wheel_low_(w, i);
+    }
+    if (i == TIMER_WHEEL_NSLOTS && w->runs_low <= now)
+        k += timer_wheel_take_runs_(w, now, out);
+    w->now = now;
+    if (i < TIMER_WHEEL_NSLOTS) {
+        half = (size_t)(((uint64_t)now >> (TIMER_WHEEL_BITS * (i >> 7)) >> 6) & 1);
+        w->limit = (uint64_t)timer_wheel_slot_start_(now, ((i >> 6) & 1) == half ? i : i & ~(size_t)63);
+    } else {
+        w->limit = UINT64_MAX;
     }
     assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
     w->count -= k;
@@ -2954,13 +2892,13 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
  * changes. */
 TIMER_INLINE_ size_t timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
 {
-    size_t i, r;
+    size_t i, r = TIMER_WHEEL_NSLOTS;
     bool pend;
     timer_wheel_work_(w);
     for (;;) {
         int64_t x = TIMER_NEVER;
-        r = timer_wheel_runs_(w) != 0 ? timer_wheel_best_run_(w) : TIMER_WHEEL_NSLOTS;
-        if (r < TIMER_WHEEL_NSLOTS && (uint64_t)timer_wheel_front_(w, r) <= w->limit)
+        if (timer_wheel_runs_(w) != 0 && (r = timer_wheel_best_run_(w)) < TIMER_WHEEL_NSLOTS &&
+            (uint64_t)timer_wheel_front_(w, r) <= w->limit)
             break;
         if ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS && (x = timer_wheel_exact_(w, i)) < 0)
             x = timer_wheel_slot_start_(w->now, i);
@@ -3001,50 +2939,48 @@ TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(stru
 {
     struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
     size_t i = 0;
+    struct tlist *pos, *next;
     int r = 0;
     (void)timer_wheel_next_expiry(cw);
     w->quiet++;
-    while (r == 0 && (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
-        const struct tlist *head = &w->slot[i];
-        struct tlist *pos, *next;
-        for (pos = head->next; pos != head && r == 0; pos = next) {
+    for (; r == 0 && (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++)
+        for (pos = w->slot[i].next; pos != &w->slot[i] && r == 0; pos = next) {
             next = pos->next;
             r = fn(timer_wheel_node_of_(pos), arg);
         }
-        i++;
-    }
     w->quiet--;
     return r;
 }
 
-/* The runs' bound, then the earliest slot's start (exact for a level-0
- * slot or a slot of one item), or the start of a pending range that has
- * not been prepared. The scan writes nothing (prepare is false). */
+/* The runs' first item (exact, or their bound where it cannot be early
+ * enough to matter), then the earliest slot's start (exact for a level-0
+ * slot or a slot of one item), or the start of a pending range not yet
+ * prepared. The scan writes nothing (prepare is false). */
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *cw)
 {
     struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
     int64_t t = TIMER_NEVER, run = w->runs_low;
     uint64_t runs = timer_wheel_runs_(w);
     bool pend = false;
-    size_t i;
+    size_t i = TIMER_WHEEL_RUN0 + (size_t)w->best;
     /* The best run's first item when it is known to be first; else the
-     * runs' bound, which may be early (a first item removed): then read
-     * the first items where min_time promises exactness. */
-    if (w->best >= 0 && tbitmap_test(w->occupied, TIMER_WHEEL_RUN0 + (size_t)w->best) &&
-        timer_wheel_front_(w, TIMER_WHEEL_RUN0 + (size_t)w->best) <= w->upto)
-        run = timer_wheel_front_(w, TIMER_WHEEL_RUN0 + (size_t)w->best);
+     * bound, which may be early (a first item removed): then the first
+     * items are read where min_time promises exactness. */
+    if (w->best >= 0 && tbitmap_test(w->occupied, i) && timer_wheel_front_(w, i) <= w->upto)
+        run = timer_wheel_front_(w, i);
     else if (runs == 0 || run <= (w->now | 63))
-        for (run = TIMER_NEVER; runs != 0; runs &= runs - 1) {
-            int64_t f = timer_wheel_front_(w, TIMER_WHEEL_RUN0 + tbitmap_lowest(runs));
-            run = f < run ? f : run;
-        }
+        for (run = TIMER_NEVER; runs != 0; runs &= runs - 1)
+            if ((t = timer_wheel_front_(w, TIMER_WHEEL_RUN0 + tbitmap_lowest(runs))) < run)
+                run = t;
     if ((uint64_t)run <= w->limit)
         return run;
-    if ((i = timer_wheel_scan_(w, false, &pend)) < TIMER_WHEEL_NSLOTS &&
-        (pend || (t = timer_wheel_exact_(w, i)) < 0))
+    t = TIMER_NEVER;
+    if ((i = timer_wheel_scan_(w, false, &pend)) < TIMER_WHEEL_NSLOTS && (pend || (t = timer_wheel_exact_(w, i)) < 0))
         t = timer_wheel_slot_start_(w->now, i);
     return run < t ? run : t;
 }
+
+/* ---- the rest ---------------------------------------------------------------- */
 
 /* The wheel never allocates: room for any number of items is always there. */
 TIMER_INLINE_ int timer_wheel_reserve(struct timer_wheel *w, size_t n)
@@ -3058,14 +2994,11 @@ TIMER_INLINE_ void timer_wheel_clear(struct timer_wheel *w)
 {
     size_t i = 0;
     struct tlist *pos, *next;
-    while ((i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS) {
-        struct tlist *head = &w->slot[i];
-        for (pos = head->next; pos != head; pos = next) {
+    for (; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++)
+        for (pos = w->slot[i].next; pos != &w->slot[i]; pos = next) {
             next = pos->next;
             timer_wheel_make_idle_(timer_wheel_node_of_(pos));
         }
-        tbitmap_clear(w->occupied, i);
-    }
     timer_wheel_init(w, w->now);
 }
 
@@ -3088,47 +3021,36 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
 {
     size_t i, seen = 0;
     const struct tlist *pos;
-    if (w->now < 0)
-        return "clock is negative";
-    if (w->limit <= (uint64_t)w->now)
-        return "limit is not later than the clock";
+    if (w->now < 0 || w->limit <= (uint64_t)w->now)
+        return "clock is negative, or limit is not later than the clock";
     for (i = 0; i < TIMER_WHEEL_NSLOTS; i++) {
-        const struct tlist *head = &w->slot[i];
         unsigned s = (unsigned)(i >> 7) * TIMER_WHEEL_BITS;
         int64_t last = -1;
         if (!tbitmap_test(w->occupied, i))
             continue;
-        if (head->next == head)
+        if (w->slot[i].next == &w->slot[i])
             return "bitmap marks an empty list";
-        for (pos = head->next; pos != head; pos = pos->next) {
+        for (pos = w->slot[i].next; pos != &w->slot[i]; pos = pos->next) {
             const struct timer_wheel_node *n = (const struct timer_wheel_node *)(const void *)
                 ((const char *)pos - offsetof(struct timer_wheel_node, link));
             uint64_t e = (uint64_t)n->expire, c = (uint64_t)w->now;
-            if (++seen > w->count)
-                return "more items in lists than the count";
-            if (pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos)
-                return "broken list";
+            if (++seen > w->count || pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos)
+                return "more items in lists than the count, or a broken list";
             if (n->expire < 0)
                 return "a due item is in a list";
-            if (i >= TIMER_WHEEL_RUN0) {
-                if (n->expire < last)
-                    return "a run is not sorted";
-                if (n->expire < w->runs_low)
-                    return "a run item is earlier than runs_low";
-                if (i >= TIMER_WHEEL_RUN0 + TIMER_WHEEL_ORDINARY && n->expire <= w->now)
-                    return "a pending slot's sorted front holds an item at or before the clock";
-                last = n->expire;
-            } else if (n->expire <= w->now || ((e >> s) & 127) != (i & 127) || (e >> s) <= (c >> s) ||
-                       ((e >> s) >> 6) > ((c >> s) >> 6) + 1) {
+            if (i >= TIMER_WHEEL_RUN0 && (n->expire < last || n->expire < w->runs_low))
+                return "a run is not sorted, or holds an item earlier than runs_low";
+            if (i >= TIMER_WHEEL_RUN0 + TIMER_WHEEL_ORDINARY && n->expire <= w->now)
+                return "a pending slot's verified front holds an item at or before the clock";
+            if (i < TIMER_WHEEL_RUN0 && (n->expire <= w->now || ((e >> s) & 127) != (i & 127) || (e >> s) <= (c >> s) ||
+                                         ((e >> s) >> 6) > ((c >> s) >> 6) + 1))
                 return "item is not in the slot its expiry maps to";
-            } else if ((uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit) {
+            if (i < TIMER_WHEEL_RUN0 && (uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit)
                 return "a slot starts before limit";
-            }
+            last = n->expire;
         }
     }
-    if (seen != w->count)
-        return "count does not match the items in lists";
-    return NULL;
+    return seen != w->count ? "count does not match the items in lists" : NULL;
 }
 
 #define TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member) TIMER_DEFINE_WRAPPERS_(name, type, member, timer_wheel, wheel)
