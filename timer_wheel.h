@@ -138,15 +138,16 @@ struct timer_wheel_node {
     int64_t expire;
 };
 
-/* The container type alone: typedef struct name name, holding the layout
- * of struct timer_wheel (below, with the functions) without its name or
- * its macros; the functions' part checks that the two agree. */
-#define TIMER_WHEEL_DEFINE_TYPE(name)                                                               \
-    typedef struct name {                                                                           \
-        struct { int64_t now; uint64_t limit; int64_t runs_low, upto; int best;                     \
-                 unsigned calls, jobs, unsorted, quiet; size_t count; uint64_t vgroup[11];          \
-                 size_t run_size[64]; uint64_t occupied[22]; struct tlist slot[1408]; } wheel;      \
-    } name;
+/* The wheel's fields: struct timer_wheel (below, with the functions) and
+ * the container type, which holds the same layout without the struct's name
+ * (so a public header declares no struct timer_wheel). See the struct for
+ * what each field is. */
+#define TIMER_WHEEL_FIELDS_                                                                \
+    int64_t now; uint64_t limit; int64_t runs_low, upto; int best; unsigned calls, jobs, unsorted; \
+    size_t count; uint64_t vgroup[11]; size_t run_size[64]; uint64_t occupied[22]; struct tlist slot[1408];
+
+/* The container type alone: typedef struct name name. */
+#define TIMER_WHEEL_DEFINE_TYPE(name) typedef struct name { struct { TIMER_WHEEL_FIELDS_ } wheel; } name;
 
 #endif /* TIMER_WHEEL_H_TYPES */
 
@@ -172,35 +173,27 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_ORDINARY 54
 #define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_RUN0 + 64)
 
+/* The fields, TIMER_WHEEL_FIELDS_:
+ *   now        the clock: every slot item is later than it
+ *   limit      a lower bound of every occupied slot's start, later than the
+ *              clock (UINT64_MAX: no slot); an expiry at or after it is filed
+ *              straight into its slot, and a pop before it has no slot to see
+ *   runs_low   a lower bound of every run item (TIMER_NEVER: no run)
+ *   best, upto the run pop hands out from first (-1: not known) and the
+ *              latest expiry it may hand out before another run's item
+ *   calls      slow pops, for the background work; jobs: bit L, level L's
+ *              pending slot may need work; unsorted: bit L, it was found out
+ *              of order; vgroup[L]: the group those two and V belong to
+ *   count      pending items
+ *   run_size   items a run received, less those popped (>= its length)
+ *   occupied   bit i set <=> slot[i] is non-empty (a head is initialised
+ *              when its bit is set, so init clears 22 words)
+ *   slot       the list heads: levels, then runs (TIMER_WHEEL_RUN0) */
 struct TIMER_MAY_ALIAS_ timer_wheel {
-    int64_t now;            /* the clock: every slot item is later than it */
-    /* A lower bound of every occupied slot's start, later than the clock
-     * (UINT64_MAX: no slot). An expiry at or after it is filed straight
-     * into its slot, and a pop before it has no slot to look at. */
-    uint64_t limit;
-    int64_t runs_low;       /* a lower bound of every run item (TIMER_NEVER: none) */
-    /* The run pop hands out from first (-1: not known) and the latest
-     * expiry it may hand out before another run's item. */
-    int64_t upto;
-    int best;
-    unsigned calls;         /* pop and next_expiry calls, for the background work */
-    unsigned jobs;          /* bit L: level L's pending slot may need work */
-    unsigned unsorted;      /* bit L: level L's pending slot was found out of order */
-    unsigned quiet;         /* inside visit: no reorganising */
-    size_t count;           /* pending items */
-    uint64_t vgroup[TIMER_WHEEL_LEVELS];    /* the group unsorted and run 64 - L belong to */
-    size_t run_size[64];    /* items a run received, less those popped: >= its length */
-    /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
-     * bit is set, so init only has to clear 22 words. */
-    uint64_t occupied[TIMER_WHEEL_NSLOTS / 64];
-    struct tlist slot[TIMER_WHEEL_NSLOTS];
+    TIMER_WHEEL_FIELDS_
 };
-
-TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
-TIMER_STATIC_CHECK_(timer_wheel_layout_check_, sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
-                    offsetof(timer_wheel_layout_, wheel.count) == offsetof(struct timer_wheel, count) &&
-                    offsetof(timer_wheel_layout_, wheel.occupied) == offsetof(struct timer_wheel, occupied) &&
-                    offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot))
+/* The numbers written out in TIMER_WHEEL_FIELDS_ (for types without macros). */
+TIMER_STATIC_CHECK_(timer_wheel_sizes_, TIMER_WHEEL_NSLOTS == 1408 && TIMER_WHEEL_LEVELS == 11)
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -272,7 +265,7 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
     timer_wheel_reset_(w, now);
     w->runs_low = TIMER_NEVER;
     w->best = -1;
-    w->calls = w->jobs = w->quiet = 0;
+    w->calls = w->jobs = 0;
     w->count = 0;
     tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
@@ -642,60 +635,54 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
  * and older; the first item out of order switches the group to refining,
  * which moves P's items, front first, to the second half of level l - 1
  * (that half is P's range). Every list stays in arrival order, and among
- * equal expiries V's items (a run) arrived before anything refined. */
+ * equal expiries V's items (a run) arrived before anything refined. A slot
+ * of a few items is refined, sorted or not: a run would cost as much. */
 TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
 {
     uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
     size_t p = 128 * l + (group & 127), v = timer_wheel_v_(l), k = 0;
     struct tlist *ph = &w->slot[p], *pos, *next;
+    int64_t last = 0;
     if (w->vgroup[l] != group) {            /* a new group: sorted, so far */
-        if (timer_wheel_runs_(w) >> TIMER_WHEEL_ORDINARY)
-            timer_wheel_release_(w);
         w->unsorted &= ~(1u << l);
         w->vgroup[l] = group;
     }
     if (!tbitmap_test(w->occupied, p) || (budget != SIZE_MAX && ph->next == ph->prev))
         return 0;
     if ((w->unsorted >> l & 1) == 0) {
-        int64_t last = tbitmap_test(w->occupied, v) ? timer_wheel_node_of_(w->slot[v].prev)->expire : 0;
+        if (timer_wheel_runs_(w) >> TIMER_WHEEL_ORDINARY)
+            timer_wheel_release_(w);        /* fronts of groups past: before V takes items */
+        if (tbitmap_test(w->occupied, v))
+            last = timer_wheel_node_of_(w->slot[v].prev)->expire;
         for (pos = ph->next; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++) {
             TIMER_WHEEL_ON_WALK_();
             last = timer_wheel_node_of_(pos)->expire;
         }
-        /* Sorted as far as walked: onto V, unless the slot is a few items
-         * (refining them costs no more than a run would). */
         if (k == budget || (pos == ph && (k >= 8 || tbitmap_test(w->occupied, v)))) {
-            struct tlist *first = ph->next;
-            ph->next = pos;
-            pos->prev->next = NULL;         /* (rewritten by the splice) */
-            if (pos == ph)
-                tbitmap_clear(w->occupied, p);
-            if (timer_wheel_runs_(w) >> TIMER_WHEEL_ORDINARY)
-                timer_wheel_release_(w);
             if (!tbitmap_test(w->occupied, v)) {
                 tbitmap_set(w->occupied, v);
                 tlist_init(&w->slot[v]);
                 w->run_size[v - TIMER_WHEEL_RUN0] = 0;
-                w->runs_low = timer_wheel_node_of_(first)->expire < w->runs_low ? timer_wheel_node_of_(first)->expire
-                                                                                : w->runs_low;
                 w->best = -1;
+                if (timer_wheel_front_(w, p) < w->runs_low)
+                    w->runs_low = timer_wheel_front_(w, p);
             }
             w->run_size[v - TIMER_WHEEL_RUN0] += k;
-            tlist_splice_range_(&w->slot[v], first, pos->prev);
-            pos->prev = ph;
-            return k;
+            tlist_splice_range_(&w->slot[v], ph->next, pos->prev);
+            goto cut;
         }
         w->unsorted |= 1u << l;
         budget -= k;
     }
-    for (pos = ph->next; pos != ph && budget-- != 0; pos = next, k++) {
+    for (pos = ph->next, k = 0; pos != ph && budget-- != 0; pos = next, k++) {
         next = pos->next;
         TIMER_WHEEL_ON_MOVE_();
         pos->next = NULL;
         timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)timer_wheel_node_of_(pos)->expire >> (TIMER_WHEEL_BITS * (l - 1))) & 127),
                           timer_wheel_node_of_(pos));
     }
-    ph->next = pos;
+cut:
+    ph->next = pos;                         /* P keeps what follows the steps */
     pos->prev = ph;
     if (pos == ph)
         tbitmap_clear(w->occupied, p);
@@ -709,17 +696,16 @@ TIMER_INLINE_ void timer_wheel_finish_(struct timer_wheel *w, unsigned l)
         (void)timer_wheel_step_(w, l, SIZE_MAX);
 }
 
-/* The background work of a pop or next_expiry: TIMER_WHEEL_WORK steps on
- * the pending slots, finest level first (its deadline is the nearest).
- * Every 64th call looks at every level again, so a slot that became
- * pending, or got new items after its work was done, is found within 64
- * calls. */
+/* The background work of a slow pop: TIMER_WHEEL_WORK steps on the
+ * pending slots, finest level first (its deadline is the nearest). Every
+ * 64th call looks at every level again, so a slot that became pending, or
+ * got new items after its work was done, is found within 64 calls. */
 TIMER_INLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
     size_t budget = TIMER_WHEEL_WORK, k;
     if ((++w->calls & 63) == 0)
         w->jobs = (1u << TIMER_WHEEL_LEVELS) - 2;
-    while (w->jobs != 0 && budget != 0 && w->quiet == 0) {
+    while (w->jobs != 0 && budget != 0) {
         unsigned l = tbitmap_lowest(w->jobs);
         if ((k = timer_wheel_step_(w, l, budget)) == 0)
             w->jobs &= ~(1u << l);
@@ -801,42 +787,17 @@ TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
 
 /* ---- pop, next_expiry, first ------------------------------------------------ */
 
-/* Hand the whole of slot i to out as due items, in its order. The walk that
- * marks them runs from both ends at once: two independent chains of loads,
- * so two cache misses are in flight when the items are cold. */
-TIMER_INLINE_ size_t timer_wheel_take_slot_(struct timer_wheel *w, size_t i, struct tlist *out)
-{
-    struct tlist *head = &w->slot[i], *a = head->next, *b = head->prev;
-    size_t k = 0;
-    tlist_ready_(out);                      /* here, so that a pop with nothing due is not taxed */
-    for (;;) {
-        timer_wheel_make_due_(timer_wheel_node_of_(a));
-        k++;
-        if (a == b)
-            break;
-        timer_wheel_make_due_(timer_wheel_node_of_(b));
-        k++;
-        a = a->next;
-        if (a == b)
-            break;
-        b = b->prev;
-    }
-    tlist_splice_back_(out, head);
-    tbitmap_clear(w->occupied, i);
-    return k;
-}
-
 /* pop when the fast path does not apply: now behind the clock (then only
  * run items can be due), or a run item or slot at or before now. Slots and
  * runs are taken in time order, a run's items first among equal expiries;
  * a coarse slot that starts by now is refined first. The clock follows
- * each level-0 slot taken (all is handed out up to it), and the rest of
- * its group is read from the same word. Afterwards the clock is now, and
- * limit the earliest slot's start (or its half's, in a second half, where
- * the pending slot one level up starts). */
+ * each level-0 slot taken (all is handed out up to it), so the next one is
+ * in the clock's own group. Afterwards the clock is now, and limit the
+ * earliest slot's start (or its half's, in a second half, where the
+ * pending slot one level up starts and an insert may still go). */
 TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
-    size_t k = 0, i, half;
+    size_t k = 0, i;
     uint64_t bits;
     bool pend;
     if (now < w->now) {
@@ -847,39 +808,34 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
          * then belong to no pending group and go before any new one. */
         if (tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_RUN0) == TIMER_WHEEL_RUN0)
             timer_wheel_reset_(w, now);
-        w->count -= k;
-        return k;
-    }
-    timer_wheel_work_(w);
-    while ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS) {
-        int64_t x = timer_wheel_exact_(w, i), start = x < 0 || i >= 128 ? timer_wheel_slot_start_(w->now, i) : x;
-        int64_t t = x < 0 ? start : x;
-        if (w->runs_low <= (t < now ? t : now))
-            k += timer_wheel_take_runs_(w, t < now ? t : now, out);
-        if (start > now)
-            break;
-        if (x < 0 || x > now) {
-            timer_wheel_refine_(w, i);
-            continue;
-        }
-        k += timer_wheel_take_slot_(w, i, out);
-        for (w->now = x; i < 128 && (bits = w->occupied[i >> 6] & (~UINT64_C(1) << (x & 63))) != 0; w->now = x) {
-            i = (i & ~(size_t)63) + tbitmap_lowest(bits);
-            if ((x = (x & ~INT64_C(63)) + (int64_t)(i & 63)) > now)
-                break;
-            if (w->runs_low <= x)
-                k += timer_wheel_take_runs_(w, x, out);
-            k += timer_wheel_take_slot_(w, i, out);
-        }
-    }
-    if (i == TIMER_WHEEL_NSLOTS && w->runs_low <= now)
-        k += timer_wheel_take_runs_(w, now, out);
-    w->now = now;
-    if (i < TIMER_WHEEL_NSLOTS) {
-        half = (size_t)(((uint64_t)now >> (TIMER_WHEEL_BITS * (i >> 7)) >> 6) & 1);
-        w->limit = (uint64_t)timer_wheel_slot_start_(now, ((i >> 6) & 1) == half ? i : i & ~(size_t)63);
     } else {
+        timer_wheel_work_(w);
+        while ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS) {
+            int64_t x = timer_wheel_exact_(w, i), start = timer_wheel_slot_start_(w->now, i), t = x < 0 ? start : x;
+            if (w->runs_low <= (t < now ? t : now))
+                k += timer_wheel_take_runs_(w, t < now ? t : now, out);
+            if (start > now)
+                break;
+            if (x < 0 || x > now) {
+                timer_wheel_refine_(w, i);
+            } else {                        /* then the rest of a level-0 word, straight */
+                for (k += timer_wheel_take_front_(w, i, x, out); i < 128; k += timer_wheel_take_front_(w, i, x, out)) {
+                    w->now = x;
+                    if ((bits = w->occupied[i >> 6] & (~UINT64_C(1) << (x & 63))) == 0 ||
+                        (x = (x & ~INT64_C(63)) + (int64_t)tbitmap_lowest(bits)) > now || w->runs_low <= x)
+                        break;
+                    i = (i & ~(size_t)63) + (size_t)(x & 63);
+                }
+            }
+        }
+        if (i == TIMER_WHEEL_NSLOTS && w->runs_low <= now)
+            k += timer_wheel_take_runs_(w, now, out);
+        w->now = now;
         w->limit = UINT64_MAX;
+        if (i < TIMER_WHEEL_NSLOTS && ((i >> 6) ^ ((uint64_t)now >> (TIMER_WHEEL_BITS * (i >> 7)) >> 6)) & 1)
+            i &= ~(size_t)63;
+        if (i < TIMER_WHEEL_NSLOTS)
+            w->limit = (uint64_t)timer_wheel_slot_start_(now, i);
     }
     assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
     w->count -= k;
@@ -913,7 +869,6 @@ TIMER_INLINE_ size_t timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
 {
     size_t i, r = TIMER_WHEEL_NSLOTS;
     bool pend;
-    timer_wheel_work_(w);
     for (;;) {
         int64_t x = TIMER_NEVER;
         if (timer_wheel_runs_(w) != 0 && (r = timer_wheel_best_run_(w)) < TIMER_WHEEL_NSLOTS &&
@@ -951,9 +906,8 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
 }
 
 /* In the order of the lists, until fn returns non-zero. The earliest item
- * is located first, as next_expiry would, and nothing is reorganised
- * during the walk, so that a next_expiry or first called by fn finds it in
- * place and moves nothing under the walk. */
+ * is located first, as next_expiry would, so that a next_expiry or first
+ * called by fn finds it in place and moves nothing under the walk. */
 TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
     struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
@@ -961,13 +915,11 @@ TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(stru
     struct tlist *pos, *next;
     int r = 0;
     (void)timer_wheel_next_expiry(cw);
-    w->quiet++;
     for (; r == 0 && (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++)
         for (pos = w->slot[i].next; pos != &w->slot[i] && r == 0; pos = next) {
             next = pos->next;
             r = fn(timer_wheel_node_of_(pos), arg);
         }
-    w->quiet--;
     return r;
 }
 
