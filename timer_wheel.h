@@ -138,16 +138,13 @@ struct timer_wheel_node {
     int64_t expire;
 };
 
-/* The wheel's fields: struct timer_wheel (below, with the functions) and
- * the container type, which holds the same layout without the struct's name
- * (so a public header declares no struct timer_wheel). See the struct for
- * what each field is. */
-#define TIMER_WHEEL_FIELDS_                                                                \
-    int64_t now; uint64_t limit; int64_t runs_low, upto; int best; unsigned calls, jobs, unsorted; \
-    size_t count; uint64_t vgroup[11]; size_t run_size[64]; uint64_t occupied[22]; struct tlist slot[1408];
-
-/* The container type alone: typedef struct name name. */
-#define TIMER_WHEEL_DEFINE_TYPE(name) typedef struct name { struct { TIMER_WHEEL_FIELDS_ } wheel; } name;
+/* The container type alone: typedef struct name name, holding the layout
+ * of struct timer_wheel (below, with the functions) without its name; the
+ * functions' part checks that the two agree. */
+#define TIMER_WHEEL_DEFINE_TYPE(name)                                                                \
+    typedef struct name { struct { int64_t now; uint64_t limit; int64_t runs_low, upto; int best;     \
+        unsigned calls, jobs, unsorted; size_t count; uint64_t vgroup[11]; size_t run_size[64];      \
+        uint64_t occupied[22]; struct tlist slot[1408]; } wheel; } name;
 
 #endif /* TIMER_WHEEL_H_TYPES */
 
@@ -173,27 +170,32 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_ORDINARY 54
 #define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_RUN0 + 64)
 
-/* The fields, TIMER_WHEEL_FIELDS_:
- *   now        the clock: every slot item is later than it
- *   limit      a lower bound of every occupied slot's start, later than the
- *              clock (UINT64_MAX: no slot); an expiry at or after it is filed
- *              straight into its slot, and a pop before it has no slot to see
- *   runs_low   a lower bound of every run item (TIMER_NEVER: no run)
- *   best, upto the run pop hands out from first (-1: not known) and the
- *              latest expiry it may hand out before another run's item
- *   calls      slow pops, for the background work; jobs: bit L, level L's
- *              pending slot may need work; unsorted: bit L, it was found out
- *              of order; vgroup[L]: the group those two and V belong to
- *   count      pending items
- *   run_size   items a run received, less those popped (>= its length)
- *   occupied   bit i set <=> slot[i] is non-empty (a head is initialised
- *              when its bit is set, so init clears 22 words)
- *   slot       the list heads: levels, then runs (TIMER_WHEEL_RUN0) */
 struct TIMER_MAY_ALIAS_ timer_wheel {
-    TIMER_WHEEL_FIELDS_
+    int64_t now;            /* the clock: every slot item is later than it */
+    /* A lower bound of every occupied slot's start, later than the clock
+     * (UINT64_MAX: no slot). An expiry at or after it is filed straight
+     * into its slot, and a pop before it has no slot to look at. */
+    uint64_t limit;
+    int64_t runs_low;       /* a lower bound of every run item (TIMER_NEVER: none) */
+    /* The run pop hands out from first (best, -1: not known) and the latest
+     * expiry it may hand out before another run's item (upto). */
+    int64_t upto;
+    int best;
+    unsigned calls;         /* slow pops, for the background work */
+    unsigned jobs;          /* bit L: level L's pending slot may need work */
+    unsigned unsorted;      /* bit L: level L's pending slot was found out of order */
+    size_t count;           /* pending items */
+    uint64_t vgroup[TIMER_WHEEL_LEVELS];    /* the group unsorted and run 64 - L belong to */
+    size_t run_size[64];    /* items a run received, less those popped: >= its length */
+    /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
+     * bit is set, so init only has to clear 22 words. */
+    uint64_t occupied[TIMER_WHEEL_NSLOTS / 64];
+    struct tlist slot[TIMER_WHEEL_NSLOTS];
 };
-/* The numbers written out in TIMER_WHEEL_FIELDS_ (for types without macros). */
-TIMER_STATIC_CHECK_(timer_wheel_sizes_, TIMER_WHEEL_NSLOTS == 1408 && TIMER_WHEEL_LEVELS == 11)
+TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
+TIMER_STATIC_CHECK_(timer_wheel_layout_check_, sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
+                    offsetof(timer_wheel_layout_, wheel.count) == offsetof(struct timer_wheel, count) &&
+                    offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot))
 
 TIMER_FUNCTIONS_BEGIN_
 
