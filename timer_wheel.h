@@ -143,8 +143,8 @@ struct timer_wheel_node {
  * functions' part checks that the two agree. */
 #define TIMER_WHEEL_DEFINE_TYPE(name)                                                                \
     typedef struct name { struct { int64_t now; uint64_t limit; int64_t runs_low, upto; int best;     \
-        unsigned calls, jobs, unsorted; size_t count; uint64_t vgroup[11]; size_t run_size[64];      \
-        uint64_t occupied[22]; struct tlist slot[1408]; } wheel; } name;
+        unsigned calls, jobs; size_t count; size_t run_size[64]; uint64_t occupied[22];              \
+        struct tlist slot[1408]; } wheel; } name;
 
 #endif /* TIMER_WHEEL_H_TYPES */
 
@@ -162,12 +162,8 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
 /* List heads: level L's 128 slots at 128 * L (level 10 needs only its
- * first 64: no time has a group above it), then the 64 runs. Runs 0-53 are
- * ordinary (oldest first); run 64 - L holds the verified sorted front of
- * level L's pending slot. In that order runs are older: an item of a
- * coarser level's run arrived before any finer one's in its range. */
+ * first 64: no time has a group above it), then the 64 runs, oldest first. */
 #define TIMER_WHEEL_RUN0 (128 * (TIMER_WHEEL_LEVELS - 1) + 64)
-#define TIMER_WHEEL_ORDINARY 54
 #define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_RUN0 + 64)
 
 struct TIMER_MAY_ALIAS_ timer_wheel {
@@ -183,9 +179,7 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     int best;
     unsigned calls;         /* slow pops, for the background work */
     unsigned jobs;          /* bit L: level L's pending slot may need work */
-    unsigned unsorted;      /* bit L: level L's pending slot was found out of order */
     size_t count;           /* pending items */
-    uint64_t vgroup[TIMER_WHEEL_LEVELS];    /* the group unsorted and run 64 - L belong to */
     size_t run_size[64];    /* items a run received, less those popped: >= its length */
     /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
      * bit is set, so init only has to clear 22 words. */
@@ -209,8 +203,8 @@ TIMER_FUNCTIONS_BEGIN_
 #define TIMER_WHEEL_ON_WALK_() ((void)0)
 #endif
 
-/* Steps (items refined or walked) that each pop and next_expiry spends
- * preparing pending slots ahead of the clock. */
+/* Steps (items refined or walked) that each pop which is not the inline
+ * fast path spends preparing pending slots ahead of the clock. */
 #ifndef TIMER_WHEEL_WORK
 #define TIMER_WHEEL_WORK 16
 #endif
@@ -218,7 +212,6 @@ TIMER_FUNCTIONS_BEGIN_
 #define timer_wheel_node_of_(l) tlist_entry(l, struct timer_wheel_node, link)
 #define timer_wheel_front_(w, i) (timer_wheel_node_of_((w)->slot[i].next)->expire)
 #define timer_wheel_runs_(w) ((w)->occupied[TIMER_WHEEL_RUN0 / 64])
-#define timer_wheel_v_(l) (TIMER_WHEEL_RUN0 + 64 - (l))     /* level l's verified front */
 
 TIMER_INLINE_ bool timer_wheel_node_pending(const struct timer_wheel_node *n)
 {
@@ -232,17 +225,14 @@ TIMER_INLINE_ bool timer_wheel_node_due(const struct timer_wheel_node *n)
 
 TIMER_INLINE_ int64_t timer_wheel_node_expire(const struct timer_wheel_node *n)
 {
-    if (n == NULL)
-        return TIMER_NEVER;
-    return n->expire < 0 ? ~n->expire : n->expire;
+    return n == NULL ? TIMER_NEVER : n->expire < 0 ? ~n->expire : n->expire;
 }
 
 /* The two state changes, each in one place. Idle: unlinked. Due: the sign
  * flips; the caller links it into the result list. */
 TIMER_INLINE_ void timer_wheel_make_idle_(struct timer_wheel_node *n)
 {
-    n->link.next = NULL;
-    n->link.prev = NULL;
+    n->link.next = n->link.prev = NULL;
 }
 
 TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
@@ -250,21 +240,10 @@ TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
     n->expire = ~n->expire;
 }
 
-/* The clock at now and no slot item (the runs may hold any): what init
- * makes, and what pop makes going back once the slots are empty. */
-TIMER_INLINE_ void timer_wheel_reset_(struct timer_wheel *w, int64_t now)
-{
-    size_t l;
-    w->now = now < 0 ? 0 : now;
-    w->limit = UINT64_MAX;
-    w->unsorted = 0;
-    for (l = 0; l < TIMER_WHEEL_LEVELS; l++)
-        w->vgroup[l] = UINT64_MAX;
-}
-
 TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
 {
-    timer_wheel_reset_(w, now);
+    w->now = now < 0 ? 0 : now;
+    w->limit = UINT64_MAX;
     w->runs_low = TIMER_NEVER;
     w->best = -1;
     w->calls = w->jobs = 0;
@@ -274,7 +253,8 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
 
 /* The slot of an expiry later than the clock: by the highest bit in which
  * the two differ, two table lookups give its level's first slot and the
- * shift of its group; the group's low 7 bits pick the slot. */
+ * shift of its group (not a division by 6); the group's low 7 bits pick
+ * the slot. */
 TIMER_INLINE_ size_t timer_wheel_slot_(int64_t clock, int64_t expire)
 {
 #define TIMER_WHEEL_L6_(l) l, l, l, l, l, l
@@ -311,18 +291,17 @@ TIMER_INLINE_ size_t timer_wheel_pending_(const struct timer_wheel *w, unsigned 
  * Appending is what keeps each list in arrival order. */
 TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
 {
-    struct tlist *head = &w->slot[i];
     if (!tbitmap_test(w->occupied, i)) {
         tbitmap_set(w->occupied, i);
-        tlist_init(head);
+        tlist_init(&w->slot[i]);
     }
-    tlist_push_back_(head, &n->link);
+    tlist_push_back_(&w->slot[i], &n->link);
 }
 
 /* ---- the runs: sorted lists, oldest first ---------------------------------
- * Items at or behind the clock, and sorted fronts of pending slots. Among
- * equal expiries an older run's items arrived first, and so did a run's
- * than any slot item's. */
+ * Items at or behind the clock, and pending slots found in expiry order.
+ * Among equal expiries an older run's items arrived first, and so did a
+ * run's than any slot item's. Run r is list RUN0 + r. */
 
 /* Merge run b into the older run a, stably (a's items first among equal
  * expiries): O(length of both). */
@@ -344,14 +323,14 @@ TIMER_INLINE_ void timer_wheel_merge_(struct timer_wheel *w, size_t a, size_t b)
     w->run_size[a] += w->run_size[b];
 }
 
-/* Pack the ordinary runs to the front, oldest first, merging each with the
+/* Pack the runs to the front, oldest first, merging each with the
  * one before it while that is not more than twice its size: sizes then
  * more than double towards the oldest, so there are O(log n) runs and each
  * item takes part in O(log n) merges (a binary counter). */
 TIMER_NOINLINE_ void timer_wheel_normalize_(struct timer_wheel *w)
 {
     size_t r, top = 0;
-    for (r = 0; r < TIMER_WHEEL_ORDINARY; r++) {
+    for (r = 0; r < 64; r++) {
         struct tlist *h = &w->slot[TIMER_WHEEL_RUN0 + top];
         if (!tbitmap_test(w->occupied, TIMER_WHEEL_RUN0 + r))
             continue;
@@ -365,51 +344,32 @@ TIMER_NOINLINE_ void timer_wheel_normalize_(struct timer_wheel *w)
         for (top++; top >= 2 && w->run_size[top - 2] <= 2 * w->run_size[top - 1]; top--)
             timer_wheel_merge_(w, top - 2, top - 1);
     }
-    if (top == TIMER_WHEEL_ORDINARY)        /* sizes past 2^53: not in this universe */
+    if (top == 64)                          /* sizes past 2^63: not in this universe */
         timer_wheel_merge_(w, top - 2, top - 1);
     w->best = -1;
 }
 
 /* Add the sorted chain first .. last (k items, out of any list) as the
- * newest ordinary run: onto the newest one when that stays sorted. */
+ * newest run: onto the newest one when that stays sorted. */
 TIMER_NOINLINE_ void timer_wheel_add_run_(struct timer_wheel *w, struct tlist *first, struct tlist *last, size_t k)
 {
     int64_t f = timer_wheel_node_of_(first)->expire;
-    uint64_t ord = timer_wheel_runs_(w) & ((UINT64_C(1) << TIMER_WHEEL_ORDINARY) - 1);
-    size_t r = ord != 0 ? tbitmap_highest(ord) : 0;
-    if (ord != 0 && timer_wheel_node_of_(w->slot[TIMER_WHEEL_RUN0 + r].prev)->expire <= f) {
-        tlist_splice_range_(&w->slot[TIMER_WHEEL_RUN0 + r], first, last);
-        w->run_size[r] += k;
-        return;
-    }
-    if (ord != 0 && ++r == TIMER_WHEEL_ORDINARY) {
+    uint64_t runs = timer_wheel_runs_(w);
+    size_t r = runs != 0 ? tbitmap_highest(runs) : 0;
+    if (runs != 0 && timer_wheel_node_of_(w->slot[TIMER_WHEEL_RUN0 + r].prev)->expire > f && ++r == 64) {
         timer_wheel_normalize_(w);
         timer_wheel_add_run_(w, first, last, k);
         return;
     }
-    tlist_init(&w->slot[TIMER_WHEEL_RUN0 + r]);
-    tlist_splice_range_(&w->slot[TIMER_WHEEL_RUN0 + r], first, last);
-    tbitmap_set(w->occupied, TIMER_WHEEL_RUN0 + r);
-    w->run_size[r] = k;
-    if (f < w->runs_low)
-        w->runs_low = f;
-    w->best = -1;
-}
-
-/* Make the verified fronts (runs 54-63) whose group is not the pending one
- * any more (the clock moved) ordinary runs, coarsest first: among equal
- * expiries its items arrived first. Before any front takes new items, so
- * that ordinary runs stay older than the fronts. */
-TIMER_NOINLINE_ void timer_wheel_release_(struct timer_wheel *w)
-{
-    unsigned l;
-    for (l = TIMER_WHEEL_LEVELS - 1; l >= 1; l--) {
-        size_t v = timer_wheel_v_(l);
-        if (tbitmap_test(w->occupied, v) && w->vgroup[l] != ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1) {
-            tbitmap_clear(w->occupied, v);
-            timer_wheel_add_run_(w, w->slot[v].next, w->slot[v].prev, w->run_size[v - TIMER_WHEEL_RUN0]);
-        }
+    if (!tbitmap_test(w->occupied, TIMER_WHEEL_RUN0 + r)) {     /* a new run */
+        tbitmap_set(w->occupied, TIMER_WHEEL_RUN0 + r);
+        tlist_init(&w->slot[TIMER_WHEEL_RUN0 + r]);
+        w->run_size[r] = 0;
+        w->runs_low = f < w->runs_low ? f : w->runs_low;
+        w->best = -1;
     }
+    tlist_splice_range_(&w->slot[TIMER_WHEEL_RUN0 + r], first, last);
+    w->run_size[r] += k;
 }
 
 /* Choose the run pop hands out from first: the earliest first item, ties
@@ -434,15 +394,14 @@ TIMER_NOINLINE_ void timer_wheel_pick_(struct timer_wheel *w)
     w->runs_low = t;
 }
 
-/* The run whose first item pop hands out first (a slot index), or NSLOTS. */
+/* The run whose first item pop hands out first (its list), or NSLOTS. */
 TIMER_INLINE_ size_t timer_wheel_best_run_(struct timer_wheel *w)
 {
     size_t i = TIMER_WHEEL_RUN0 + (size_t)w->best;
-    if (w->best < 0 || !tbitmap_test(w->occupied, i) || timer_wheel_front_(w, i) > w->upto) {
-        timer_wheel_pick_(w);
-        i = w->best < 0 ? TIMER_WHEEL_NSLOTS : TIMER_WHEEL_RUN0 + (size_t)w->best;
-    }
-    return i;
+    if (w->best >= 0 && tbitmap_test(w->occupied, i) && timer_wheel_front_(w, i) <= w->upto)
+        return i;
+    timer_wheel_pick_(w);
+    return w->best < 0 ? TIMER_WHEEL_NSLOTS : TIMER_WHEEL_RUN0 + (size_t)w->best;
 }
 
 /* Hand out list i's items up to `upto` from its front (the first is no
@@ -463,8 +422,9 @@ TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t i, in
         tbitmap_clear(w->occupied, i);
     if (i >= TIMER_WHEEL_RUN0) {
         w->run_size[i - TIMER_WHEEL_RUN0] -= k;
-        w->runs_low = next != head && timer_wheel_node_of_(next)->expire < w->upto ? timer_wheel_node_of_(next)->expire
-                                                                                  : w->upto;
+        w->runs_low = w->upto;
+        if (next != head && timer_wheel_node_of_(next)->expire < w->upto)
+            w->runs_low = timer_wheel_node_of_(next)->expire;
     }
     return k;
 }
@@ -493,25 +453,21 @@ TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound
 
 /* ---- insert, remove, reschedule ------------------------------------------ */
 
-/* File an unlinked node, earlier than limit: into the slot its expiry maps
- * to with the clock as it is, or, at or before the clock, into the runs. */
+/* File an unlinked node at `expire`: at or after limit, straight into its
+ * slot (the common insert); earlier, into its slot with limit lowered to
+ * its start, or at or before the clock into the runs. */
 TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     size_t i;
-    uint64_t start;
     if (n->expire <= w->now) {
         timer_wheel_add_run_(w, &n->link, &n->link, 1);
         return;
     }
-    i = timer_wheel_slot_(w->now, n->expire);
-    start = (uint64_t)timer_wheel_slot_start_(w->now, i);
-    if (start < w->limit)
-        w->limit = start;
-    timer_wheel_link_(w, i, n);
+    timer_wheel_link_(w, i = timer_wheel_slot_(w->now, n->expire), n);
+    if ((uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit)
+        w->limit = (uint64_t)timer_wheel_slot_start_(w->now, i);
 }
 
-/* File an unlinked node at `expire`: at or after limit, straight into its
- * slot (the common insert). */
 TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
 {
     n->expire = expire;
@@ -538,27 +494,24 @@ TIMER_INLINE_ bool timer_wheel_is_head_(const struct timer_wheel *w, const struc
     return (uintptr_t)l - (uintptr_t)w->slot < sizeof w->slot;
 }
 
-/* Does w hold n (pending)? A walk round n's list to its head: 1 when the
- * head is one of w's, 0 when the list has none of w's heads (n is in
- * another wheel), -1 when the first `limit` links were all items (cannot
- * tell). remove and reschedule assert it with a small limit, so the check
- * stays O(1); TIMER_DEBUG walks the whole list. */
-TIMER_INLINE_ int timer_wheel_holds_(const struct timer_wheel *w, const struct timer_wheel_node *n, size_t limit)
+/* May w hold n? False only when n is pending and w is empty, or a walk
+ * round n's list comes back to n without meeting one of w's heads (n is
+ * in another wheel). remove and reschedule assert it with a walk of at most
+ * 8 links, so the check stays O(1); TIMER_DEBUG walks the whole list. */
+TIMER_INLINE_ bool timer_wheel_holds_(const struct timer_wheel *w, const struct timer_wheel_node *n, size_t limit)
 {
     const struct tlist *pos;
-    for (pos = n->link.next; pos != &n->link; pos = pos->next) {
-        if (timer_wheel_is_head_(w, pos))
-            return 1;
-        if (limit-- == 0)
-            return -1;
-    }
-    return 0;
+    if (!timer_wheel_node_pending(n))
+        return true;
+    for (pos = n->link.next; w->count != 0 && pos != &n->link; pos = pos->next)
+        if (timer_wheel_is_head_(w, pos) || limit-- == 0)
+            return true;
+    return false;
 }
 
-/* What remove and reschedule assert: n is not pending, or may be in w. */
-TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const struct timer_wheel_node *n)
+TIMER_INLINE_ bool timer_wheel_owns_(const struct timer_wheel *w, const struct timer_wheel_node *n)
 {
-    return !timer_wheel_node_pending(n) || (w->count != 0 && timer_wheel_holds_(w, n, 7) != 0);  /* 8 links */
+    return timer_wheel_holds_(w, n, SIZE_MAX);
 }
 
 /* Take a pending node out of its list (the count and the node's own state
@@ -568,16 +521,12 @@ TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w, const stru
 TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
-    if (prev == next) {                     /* alone: the head is prev */
-        bool ours = w->count != 0 && timer_wheel_is_head_(w, prev);
-        assert(ours && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
-        if (!ours)
-            return false;
-        tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
-    } else if (w->count == 0) {
-        assert(0 && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
+    bool ours = w->count != 0 && (prev != next || timer_wheel_is_head_(w, prev));
+    assert(ours && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
+    if (!ours)
         return false;
-    }
+    if (prev == next)                       /* n was alone: its list is empty now */
+        tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
     prev->next = next;
     next->prev = prev;
     return true;
@@ -587,37 +536,35 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
 {
     if (n == NULL || n->link.next == NULL)
         return false;
-    assert(timer_wheel_may_hold_(w, n) && "timer_wheel_remove: the item is pending in another wheel, not this one");
+    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_remove: the item is pending in another wheel, not this one");
     if (n->expire < 0)
         tlist_remove(&n->link);             /* due: leave the result list */
-    else if (timer_wheel_cut_(w, n))
-        w->count--;
-    else
+    else if (!timer_wheel_cut_(w, n))
         return false;                       /* another wheel's item: nothing changes */
+    else
+        w->count--;
     timer_wheel_make_idle_(n);
     return true;
 }
 
+/* A pending item moving to a slot (a connection timeout pushed back) is
+ * unlinked from wherever it is and appended, as an insert would, since a
+ * reschedule is a new arrival; one that is last in the slot its new expiry
+ * maps to is there already: only the expiry changes. */
 TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_wheel_may_hold_(w, n) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
-    /* A pending item moving to a slot (a connection timeout pushed back):
-     * unlink it from wherever it is and append it, as an insert would,
-     * since a reschedule is a new arrival. An item that is last in the slot
-     * its new expiry maps to is there already: only the expiry changes. */
+    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         size_t i = timer_wheel_slot_(w->now, expire);
         if (n->link.next != &w->slot[i]) {
             if (!timer_wheel_cut_(w, n))
                 return -EINVAL;             /* another wheel's item: nothing changes */
             n->link.next = NULL;
-            n->expire = expire;
             timer_wheel_link_(w, i, n);
-        } else {
-            n->expire = expire;
         }
+        n->expire = expire;
         return 0;
     }
     if (!timer_wheel_remove(w, n) && n->link.next != NULL)
@@ -629,51 +576,38 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 
 /* ---- refining ahead of the clock ------------------------------------------ */
 
-/* Prepare level l's pending slot P, up to `budget` steps; the steps spent,
- * 0 when P is empty (or holds one item and this is the background: the
- * scan compares a lone item where it is, and pop may take it from there).
- * First P is walked from its front: while it is in expiry order, what was
- * walked joins level l's verified front V (run 64 - l), which is sorted
- * and older; the first item out of order switches the group to refining,
- * which moves P's items, front first, to the second half of level l - 1
- * (that half is P's range). Every list stays in arrival order, and among
- * equal expiries V's items (a run) arrived before anything refined. A slot
- * of a few items is refined, sorted or not: a run would cost as much. */
+/* Prepare level l's pending slot P, up to `budget` steps: the steps spent,
+ * 0 when there is nothing to do (P is empty; or holds one item and this is
+ * the background: the scan compares a lone item where it is, and pop may
+ * take it from there). P's items go, front first, to the second half of
+ * level l - 1, which is P's range (refining). Before anything of P's group
+ * went there (that half is empty), P is walked first: a slot in expiry
+ * order (fixed-delay timeouts are inserted that way) becomes a run whole,
+ * once walked to its end, so its items are not refined level by level; a
+ * slot of a few items is refined all the same (a run would cost as much).
+ * Once any item of the group went down, its later items follow: a run
+ * would hold items that arrived after them. Every list stays in arrival
+ * order. */
 TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
 {
     uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
-    size_t p = 128 * l + (group & 127), v = timer_wheel_v_(l), k = 0;
+    size_t p = 128 * l + (group & 127), k = 0;
     struct tlist *ph = &w->slot[p], *pos, *next;
     int64_t last = 0;
-    if (w->vgroup[l] != group) {            /* a new group: sorted, so far */
-        w->unsorted &= ~(1u << l);
-        w->vgroup[l] = group;
-    }
     if (!tbitmap_test(w->occupied, p) || (budget != SIZE_MAX && ph->next == ph->prev))
         return 0;
-    if ((w->unsorted >> l & 1) == 0) {
-        if (timer_wheel_runs_(w) >> TIMER_WHEEL_ORDINARY)
-            timer_wheel_release_(w);        /* fronts of groups past: before V takes items */
-        if (tbitmap_test(w->occupied, v))
-            last = timer_wheel_node_of_(w->slot[v].prev)->expire;
+    if (w->occupied[2 * (l - 1) + (group & 1)] == 0) {
         for (pos = ph->next; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++) {
             TIMER_WHEEL_ON_WALK_();
             last = timer_wheel_node_of_(pos)->expire;
         }
-        if (k == budget || (pos == ph && (k >= 8 || tbitmap_test(w->occupied, v)))) {
-            if (!tbitmap_test(w->occupied, v)) {
-                tbitmap_set(w->occupied, v);
-                tlist_init(&w->slot[v]);
-                w->run_size[v - TIMER_WHEEL_RUN0] = 0;
-                w->best = -1;
-                if (timer_wheel_front_(w, p) < w->runs_low)
-                    w->runs_low = timer_wheel_front_(w, p);
-            }
-            w->run_size[v - TIMER_WHEEL_RUN0] += k;
-            tlist_splice_range_(&w->slot[v], ph->next, pos->prev);
-            goto cut;
+        if (pos == ph && k >= 8) {          /* sorted: a run */
+            tbitmap_clear(w->occupied, p);
+            timer_wheel_add_run_(w, ph->next, ph->prev, k);
+            return k;
         }
-        w->unsorted |= 1u << l;
+        if (pos != ph && k == budget)       /* sorted as far as walked: later */
+            return 0;
         budget -= k;
     }
     for (pos = ph->next, k = 0; pos != ph && budget-- != 0; pos = next, k++) {
@@ -683,7 +617,6 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
         timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)timer_wheel_node_of_(pos)->expire >> (TIMER_WHEEL_BITS * (l - 1))) & 127),
                           timer_wheel_node_of_(pos));
     }
-cut:
     ph->next = pos;                         /* P keeps what follows the steps */
     pos->prev = ph;
     if (pos == ph)
@@ -806,10 +739,11 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
         k = timer_wheel_take_runs_(w, now, out);
         /* With no slot item to keep in place, the clock may go back to
          * the caller's time (after pop(TIMER_NEVER) to drain, say), so
-         * that later inserts are not all behind it. The verified fronts
-         * then belong to no pending group and go before any new one. */
-        if (tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_RUN0) == TIMER_WHEEL_RUN0)
-            timer_wheel_reset_(w, now);
+         * that later inserts are not all behind it. */
+        if (tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_RUN0) == TIMER_WHEEL_RUN0) {
+            w->now = now < 0 ? 0 : now;
+            w->limit = UINT64_MAX;
+        }
     } else {
         timer_wheel_work_(w);
         while ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS) {
@@ -981,13 +915,6 @@ TIMER_INLINE_ void timer_wheel_destroy(struct timer_wheel *w)
     timer_wheel_clear(w);
 }
 
-/* False only when n is pending in a list that none of w's heads heads: in
- * another container. O(items in n's list); TIMER_DEBUG calls it. */
-TIMER_INLINE_ bool timer_wheel_owns_(const struct timer_wheel *w, const struct timer_wheel_node *n)
-{
-    return !timer_wheel_node_pending(n) || timer_wheel_holds_(w, n, SIZE_MAX) != 0;
-}
-
 /* O(n + slots). NULL when every slot item lies where its expiry maps to,
  * every run is sorted, the bitmap matches the lists and the count the items. */
 TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
@@ -1013,8 +940,6 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
                 return "a due item is in a list";
             if (i >= TIMER_WHEEL_RUN0 && (n->expire < last || n->expire < w->runs_low))
                 return "a run is not sorted, or holds an item earlier than runs_low";
-            if (i >= TIMER_WHEEL_RUN0 + TIMER_WHEEL_ORDINARY && n->expire <= w->now)
-                return "a pending slot's verified front holds an item at or before the clock";
             if (i < TIMER_WHEEL_RUN0 && (n->expire <= w->now || ((e >> s) & 127) != (i & 127) || (e >> s) <= (c >> s) ||
                                          ((e >> s) >> 6) > ((c >> s) >> 6) + 1))
                 return "item is not in the slot its expiry maps to";
