@@ -2158,8 +2158,9 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
      * expiry it may hand out before another run's item (upto). */
     int64_t upto;
     int best;
-    unsigned calls;         /* slow pops, for the background work */
-    unsigned jobs;          /* bit L: level L's pending slot may need work */
+    /* Slow pops, for the background work; bit L of jobs: level L's pending
+     * slot may need work. */
+    unsigned calls, jobs;
     size_t count;           /* pending items */
     size_t run_size[64];    /* items a run received, less those popped: >= its length */
     /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
@@ -2169,25 +2170,18 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
 };
 TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
 TIMER_STATIC_CHECK_(timer_wheel_layout_check_, sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
-                    offsetof(timer_wheel_layout_, wheel.count) == offsetof(struct timer_wheel, count) &&
                     offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot))
 
 TIMER_FUNCTIONS_BEGIN_
 
-/* Test instrumentation, default nothing: ON_MOVE_ runs once for every item
- * moved from one list to another inside the wheel, ON_WALK_ once for every
- * link walked without moving (the tests count both to prove the bounds). */
+/* Test instrumentation, default nothing: ON_MOVE_() runs once for every
+ * item moved from one list to another inside the wheel, ON_WALK_(k) for k
+ * links walked without moving (the tests count both to prove the bounds). */
 #ifndef TIMER_WHEEL_ON_MOVE_
 #define TIMER_WHEEL_ON_MOVE_() ((void)0)
 #endif
 #ifndef TIMER_WHEEL_ON_WALK_
-#define TIMER_WHEEL_ON_WALK_() ((void)0)
-#endif
-
-/* Steps (items refined or walked) that each pop which is not the inline
- * fast path spends preparing pending slots ahead of the clock. */
-#ifndef TIMER_WHEEL_WORK
-#define TIMER_WHEEL_WORK 16
+#define TIMER_WHEEL_ON_WALK_(k) ((void)0)
 #endif
 
 #define timer_wheel_node_of_(l) tlist_entry(l, struct timer_wheel_node, link)
@@ -2239,14 +2233,11 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
 TIMER_INLINE_ size_t timer_wheel_slot_(int64_t clock, int64_t expire)
 {
 #define TIMER_WHEEL_L6_(l) l, l, l, l, l, l
-    static const unsigned char shift[64] = {
-        TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(6), TIMER_WHEEL_L6_(12), TIMER_WHEEL_L6_(18),
-        TIMER_WHEEL_L6_(24), TIMER_WHEEL_L6_(30), TIMER_WHEEL_L6_(36), TIMER_WHEEL_L6_(42),
-        TIMER_WHEEL_L6_(48), TIMER_WHEEL_L6_(54), 60, 60, 60, 60};
-    static const unsigned short first[64] = {
-        TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(128), TIMER_WHEEL_L6_(256), TIMER_WHEEL_L6_(384),
-        TIMER_WHEEL_L6_(512), TIMER_WHEEL_L6_(640), TIMER_WHEEL_L6_(768), TIMER_WHEEL_L6_(896),
-        TIMER_WHEEL_L6_(1024), TIMER_WHEEL_L6_(1152), 1280, 1280, 1280, 1280};
+    static const unsigned char shift[64] = {TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(6), TIMER_WHEEL_L6_(12), TIMER_WHEEL_L6_(18),
+        TIMER_WHEEL_L6_(24), TIMER_WHEEL_L6_(30), TIMER_WHEEL_L6_(36), TIMER_WHEEL_L6_(42), TIMER_WHEEL_L6_(48), TIMER_WHEEL_L6_(54), 60, 60, 60, 60};
+    static const unsigned short first[64] = {TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(128), TIMER_WHEEL_L6_(256), TIMER_WHEEL_L6_(384),
+        TIMER_WHEEL_L6_(512), TIMER_WHEEL_L6_(640), TIMER_WHEEL_L6_(768), TIMER_WHEEL_L6_(896), TIMER_WHEEL_L6_(1024),
+        TIMER_WHEEL_L6_(1152), 1280, 1280, 1280, 1280};
 #undef TIMER_WHEEL_L6_
     unsigned bit = tbitmap_highest((uint64_t)expire ^ (uint64_t)clock);
     return first[bit] + (size_t)(((uint64_t)expire >> shift[bit]) & 127);
@@ -2291,7 +2282,7 @@ TIMER_INLINE_ void timer_wheel_merge_(struct timer_wheel *w, size_t a, size_t b)
     struct tlist *ha = &w->slot[TIMER_WHEEL_RUN0 + a], *hb = &w->slot[TIMER_WHEEL_RUN0 + b], *pos = ha->next, *x;
     while ((x = hb->next) != hb) {
         for (; pos != ha && timer_wheel_node_of_(pos)->expire <= timer_wheel_node_of_(x)->expire; pos = pos->next)
-            TIMER_WHEEL_ON_WALK_();
+            TIMER_WHEEL_ON_WALK_(1);
         if (pos == ha) {                    /* the rest of b is later: after a's last */
             tlist_splice_range_(ha, x, hb->prev);
             break;
@@ -2311,10 +2302,8 @@ TIMER_INLINE_ void timer_wheel_merge_(struct timer_wheel *w, size_t a, size_t b)
 TIMER_NOINLINE_ void timer_wheel_normalize_(struct timer_wheel *w)
 {
     size_t r, top = 0;
-    for (r = 0; r < 64; r++) {
+    for (r = 0; (r = tbitmap_find_first(w->occupied, TIMER_WHEEL_RUN0 + r, TIMER_WHEEL_NSLOTS) - TIMER_WHEEL_RUN0) < 64; r++) {
         struct tlist *h = &w->slot[TIMER_WHEEL_RUN0 + top];
-        if (!tbitmap_test(w->occupied, TIMER_WHEEL_RUN0 + r))
-            continue;
         if (r != top) {                     /* move the head down; its items stay */
             *h = w->slot[TIMER_WHEEL_RUN0 + r];
             h->next->prev = h->prev->next = h;
@@ -2363,13 +2352,13 @@ TIMER_NOINLINE_ void timer_wheel_pick_(struct timer_wheel *w)
     for (w->best = -1; runs != 0; runs &= runs - 1) {
         int r = (int)tbitmap_lowest(runs);
         int64_t f = timer_wheel_front_(w, TIMER_WHEEL_RUN0 + (size_t)r);
-        if (w->best < 0 || f < t) {         /* an older best's ties go first */
-            upto = w->best < 0 ? upto : t - 1;
-            w->best = r;
-            t = f;
-        } else if (f < upto) {              /* a newer run: its ties go after */
-            upto = f;
+        if (w->best >= 0 && f >= t) {       /* a newer run: its ties go after */
+            upto = f < upto ? f : upto;
+            continue;
         }
+        upto = w->best < 0 ? upto : t - 1;  /* an older best's ties go first */
+        w->best = r;
+        t = f;
     }
     w->upto = upto;
     w->runs_low = t;
@@ -2403,9 +2392,7 @@ TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t i, in
         tbitmap_clear(w->occupied, i);
     if (i >= TIMER_WHEEL_RUN0) {
         w->run_size[i - TIMER_WHEEL_RUN0] -= k;
-        w->runs_low = w->upto;
-        if (next != head && timer_wheel_node_of_(next)->expire < w->upto)
-            w->runs_low = timer_wheel_node_of_(next)->expire;
+        w->runs_low = next != head && timer_wheel_node_of_(next)->expire < w->upto ? timer_wheel_node_of_(next)->expire : w->upto;
     }
     return k;
 }
@@ -2578,10 +2565,9 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
     if (!tbitmap_test(w->occupied, p) || (budget != SIZE_MAX && ph->next == ph->prev))
         return 0;
     if (w->occupied[2 * (l - 1) + (group & 1)] == 0) {
-        for (pos = ph->next; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++) {
-            TIMER_WHEEL_ON_WALK_();
+        for (pos = ph->next; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
             last = timer_wheel_node_of_(pos)->expire;
-        }
+        TIMER_WHEEL_ON_WALK_(k);
         if (pos == ph && k >= 8) {          /* sorted: a run */
             tbitmap_clear(w->occupied, p);
             timer_wheel_add_run_(w, ph->next, ph->prev, k);
@@ -2607,18 +2593,18 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
 
 TIMER_INLINE_ void timer_wheel_finish_(struct timer_wheel *w, unsigned l)
 {
-    size_t p = timer_wheel_pending_(w, l);
-    while (tbitmap_test(w->occupied, p))
+    while (tbitmap_test(w->occupied, timer_wheel_pending_(w, l)))
         (void)timer_wheel_step_(w, l, SIZE_MAX);
 }
 
-/* The background work of a slow pop: TIMER_WHEEL_WORK steps on the
- * pending slots, finest level first (its deadline is the nearest). Every
- * 64th call looks at every level again, so a slot that became pending, or
- * got new items after its work was done, is found within 64 calls. */
+/* The background work of a slow pop: 16 steps (items refined or walked)
+ * on the pending slots, finest level first (its deadline is the nearest).
+ * Every 64th call looks at every level again, so a slot that became
+ * pending, or got new items after its work was done, is found within 64
+ * calls. */
 TIMER_INLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
-    size_t budget = TIMER_WHEEL_WORK, k;
+    size_t budget = 16, k;
     if ((++w->calls & 63) == 0)
         w->jobs = (1u << TIMER_WHEEL_LEVELS) - 2;
     while (w->jobs != 0 && budget != 0) {
@@ -2683,9 +2669,7 @@ TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, bool prepare, bool
  * slot is one tick; a slot of one item), else -1. */
 TIMER_INLINE_ int64_t timer_wheel_exact_(const struct timer_wheel *w, size_t i)
 {
-    if (i < 128)
-        return timer_wheel_slot_start_(w->now, i);
-    return w->slot[i].next == w->slot[i].prev ? timer_wheel_front_(w, i) : -1;
+    return i < 128 ? timer_wheel_slot_start_(w->now, i) : w->slot[i].next == w->slot[i].prev ? timer_wheel_front_(w, i) : -1;
 }
 
 /* Slot i is the earliest and must be refined (every run item is later
@@ -2748,11 +2732,9 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
         if (i == TIMER_WHEEL_NSLOTS && w->runs_low <= now)
             k += timer_wheel_take_runs_(w, now, out);
         w->now = now;
-        w->limit = UINT64_MAX;
         if (i < TIMER_WHEEL_NSLOTS && ((i >> 6) ^ ((uint64_t)now >> (TIMER_WHEEL_BITS * (i >> 7)) >> 6)) & 1)
-            i &= ~(size_t)63;
-        if (i < TIMER_WHEEL_NSLOTS)
-            w->limit = (uint64_t)timer_wheel_slot_start_(now, i);
+            i &= ~(size_t)63;               /* a second half: where the pending slot above starts */
+        w->limit = i < TIMER_WHEEL_NSLOTS ? (uint64_t)timer_wheel_slot_start_(now, i) : UINT64_MAX;
     }
     assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
     w->count -= k;
@@ -2779,31 +2761,28 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
 /* The list whose first item pop would hand out first (a run, a level-0
  * slot or a slot of one item), with that item's expiry in *t; NSLOTS (and
  * TIMER_NEVER) when empty. A run item no later than limit goes first (no
- * slot item is earlier); otherwise the earliest slot is refined until it
- * is exact: the moves are moves pop would make, and nothing observable
- * changes. */
+ * slot item is earlier); otherwise the earliest slot (the scan may make a
+ * run) is refined until it is exact: the moves are moves pop would make,
+ * and nothing observable changes. */
 TIMER_INLINE_ size_t timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
 {
-    size_t i, r = TIMER_WHEEL_NSLOTS;
-    bool pend;
     for (;;) {
+        size_t i = TIMER_WHEEL_NSLOTS, r;
         int64_t x = TIMER_NEVER;
-        if (timer_wheel_runs_(w) != 0 && (r = timer_wheel_best_run_(w)) < TIMER_WHEEL_NSLOTS &&
-            (uint64_t)timer_wheel_front_(w, r) <= w->limit)
-            break;
-        if ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS && (x = timer_wheel_exact_(w, i)) < 0)
+        bool pend;
+        if ((timer_wheel_runs_(w) == 0 || (uint64_t)timer_wheel_front_(w, timer_wheel_best_run_(w)) > w->limit) &&
+            (i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS && (x = timer_wheel_exact_(w, i)) < 0)
             x = timer_wheel_slot_start_(w->now, i);
-        r = timer_wheel_runs_(w) != 0 ? timer_wheel_best_run_(w) : TIMER_WHEEL_NSLOTS;   /* the scan may make runs */
-        if (r < TIMER_WHEEL_NSLOTS && timer_wheel_front_(w, r) <= x)
-            break;                          /* a run goes first among equal expiries */
+        if (timer_wheel_runs_(w) != 0 && timer_wheel_front_(w, r = timer_wheel_best_run_(w)) <= x) {
+            *t = timer_wheel_front_(w, r);  /* a run goes first among equal expiries */
+            return r;
+        }
         if (i == TIMER_WHEEL_NSLOTS || timer_wheel_exact_(w, i) >= 0) {
             *t = x;
             return i;
         }
         timer_wheel_refine_(w, i);
     }
-    *t = timer_wheel_front_(w, r);
-    return r;
 }
 
 /* next_expiry and first take a const wheel, as a poll-timeout function
@@ -2827,13 +2806,12 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
  * called by fn finds it in place and moves nothing under the walk. */
 TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
-    struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
     size_t i = 0;
     struct tlist *pos, *next;
     int r = 0;
     (void)timer_wheel_next_expiry(cw);
-    for (; r == 0 && (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++)
-        for (pos = w->slot[i].next; pos != &w->slot[i] && r == 0; pos = next) {
+    for (; r == 0 && (i = tbitmap_find_first(cw->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++)
+        for (pos = cw->slot[i].next; pos != &cw->slot[i] && r == 0; pos = next) {
             next = pos->next;
             r = fn(timer_wheel_node_of_(pos), arg);
         }
@@ -2904,28 +2882,22 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     const struct tlist *pos;
     if (w->now < 0 || w->limit <= (uint64_t)w->now)
         return "clock is negative, or limit is not later than the clock";
-    for (i = 0; i < TIMER_WHEEL_NSLOTS; i++) {
+    for (i = 0; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++) {
         unsigned s = (unsigned)(i >> 7) * TIMER_WHEEL_BITS;
+        uint64_t c = (uint64_t)w->now >> s;
         int64_t last = -1;
-        if (!tbitmap_test(w->occupied, i))
-            continue;
-        if (w->slot[i].next == &w->slot[i])
-            return "bitmap marks an empty list";
+        if (w->slot[i].next == &w->slot[i] || (i < TIMER_WHEEL_RUN0 && (uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit))
+            return "bitmap marks an empty list, or a slot starts before limit";
         for (pos = w->slot[i].next; pos != &w->slot[i]; pos = pos->next) {
             const struct timer_wheel_node *n = (const struct timer_wheel_node *)(const void *)
                 ((const char *)pos - offsetof(struct timer_wheel_node, link));
-            uint64_t e = (uint64_t)n->expire, c = (uint64_t)w->now;
-            if (++seen > w->count || pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos)
-                return "more items in lists than the count, or a broken list";
-            if (n->expire < 0)
-                return "a due item is in a list";
+            uint64_t e = (uint64_t)n->expire >> s;
+            if (++seen > w->count || pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos || n->expire < 0)
+                return "more items in lists than the count, a broken list, or a due item in one";
             if (i >= TIMER_WHEEL_RUN0 && (n->expire < last || n->expire < w->runs_low))
                 return "a run is not sorted, or holds an item earlier than runs_low";
-            if (i < TIMER_WHEEL_RUN0 && (n->expire <= w->now || ((e >> s) & 127) != (i & 127) || (e >> s) <= (c >> s) ||
-                                         ((e >> s) >> 6) > ((c >> s) >> 6) + 1))
+            if (i < TIMER_WHEEL_RUN0 && ((e & 127) != (i & 127) || e <= c || (e >> 6) > (c >> 6) + 1))
                 return "item is not in the slot its expiry maps to";
-            if (i < TIMER_WHEEL_RUN0 && (uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit)
-                return "a slot starts before limit";
             last = n->expire;
         }
     }
