@@ -65,45 +65,52 @@
  * How it works. Time is split into 6-bit groups, and an item is filed by
  * the highest group in which its expiry differs from the wheel's clock
  * (Varghese & Lauck's hierarchical wheel, addressed by the differing bits
- * as skynet's is), one 64-bit occupancy word per 64 slots. Each level has
- * two groups' worth of slots: the rest of the clock's own group at the next
- * level up, and the whole group after it. That second half is what lets the
- * work be done before it is needed: the slot of the next group at each
- * level ("pending") is refined into the finer level's second half a few
- * items per call of pop and next_expiry, so when the clock gets there it is
- * ready, and no one call moves a slot's worth of items (Redis rehashes a
- * table the same way). Refining first walks the pending slot: one found in
- * expiry order (fixed-delay timeouts are inserted that way) is not spread
- * out but becomes a sorted run, handed out from its front. Every item at or
- * behind the clock also lives in a run: an insert no earlier than the
+ * as skynet's is); a bitmap says which slots hold items, so the earliest is
+ * found without ticking. Each level has two groups' worth of slots: the
+ * rest of the clock's own group at the level above, and the whole group
+ * after it. That second half is what lets work be done before it is
+ * needed: the slot of the next group at each level, the "pending" slot, is
+ * refined into the finer level's second half (its items spread over finer
+ * slots) a few items per pop, finest level first, so that when the clock
+ * gets there the slot is ready and no single call moves a slot's worth of
+ * items (Redis rehashes its tables in the same spirit). A pending slot is
+ * walked before it is refined: one found in expiry order (fixed-delay
+ * timeouts are inserted that way) becomes a sorted run instead, handed out
+ * from its front, so its items are not refined level by level. Every item
+ * at or behind the clock lives in a run too: an insert no earlier than the
  * newest run's last item extends it, any other starts a run, and runs merge
- * stably, oldest first, with sizes at least doubling (a binary counter), so
- * there are O(log n) of them and nothing is ever searched. pop and
- * next_expiry take the earlier of the earliest run head and the earliest
- * slot; among equal expiries an item that arrived earlier is always in a
- * run, or in a finer level, than one that arrived later, so the order is
- * (expiry, arrival), as in timer_set.h and timer_heap.h.
+ * stably, oldest first, with sizes at least doubling (a binary counter):
+ * there are O(log n) of them, and nothing is ever searched. pop and
+ * next_expiry take the earlier of the earliest run's first item and the
+ * earliest slot. Among equal expiries an item that arrived earlier is
+ * always in an older run, in a run rather than a slot, or in a finer level
+ * (refining appends, and a group that has begun to be refined never makes
+ * a run), so the order is (expiry, arrival), as in timer_set.h and
+ * timer_heap.h. A slot that holds one item is never refined for its own
+ * sake: its expiry is known, and pop takes it where it is.
  *
  * Guarantees and costs, for every sequence of calls:
- * - insert, remove, reschedule O(1); an insert at or before the clock O(1)
- *   when not earlier than the newest run's last item, else O(log k)
+ * - insert, remove, reschedule O(1); an insert at or before the clock is
+ *   O(1) when no earlier than the newest run's last item, else O(log k)
  *   amortised (k: items in runs);
- * - pop hands out exactly the items with expire <= now in (expiry,
- *   arrival) order, O(1) amortised per item (each item is refined at most
- *   once per level, or walked once into a run), + O(log k) for run items;
- *   a pop before every slot and run item (nothing due) is a few compares;
- * - next_expiry and first are amortised O(1) and move the clock forward,
- *   never past the earliest item (nothing observable depends on it);
- * - single calls: each pop or next_expiry spends at most TIMER_WHEEL_WORK
- *   steps preparing pending slots; beyond that a call moves only what no
- *   earlier call had the chance to prepare (items inserted within the last
- *   64 calls into a slot the clock reaches, or a window of timers inserted
- *   in bulk and then reached at once);
+ * - pop hands out exactly the items with expire <= now, in (expiry,
+ *   arrival) order, O(1) amortised per item (an item is refined at most
+ *   once per level, or walked once into a run) + O(log k) for run items; a
+ *   pop before every slot and run item (nothing due) is a few compares;
+ * - next_expiry and first are amortised O(1); they may move the clock
+ *   forward, never past the earliest item (nothing observable depends on
+ *   it); a pop with nothing left in the slots lets the clock go back to the
+ *   caller's time (after pop(TIMER_NEVER) to drain, say);
+ * - single calls: each pop that is not the inline fast path spends 16
+ *   steps preparing pending slots; a call moves more only for items no
+ *   earlier call had the chance to prepare (a window of timers inserted
+ *   in bulk and then reached at once). In an event loop of 1M timers
+ *   (docs/design.md) no call moved more than a few dozen items;
  * - min_time is O(1), const, and never later than the earliest expiry; it
  *   is exact when the earliest item lies in the clock's finest 64-tick
- *   window or in a run whose first item was not removed; otherwise it is a
- *   slot's start. Repeating `t = min_time(); pop(t)` pops the earliest item
- *   within 11 rounds. Use next_expiry to sleep exactly.
+ *   window or is the first item of a run known to be first; otherwise it is
+ *   a slot's start. Repeating `t = min_time(); pop(t)` pops the earliest
+ *   item within 11 rounds. Use next_expiry to sleep exactly.
  *
  * Misuse: an item freed while pending is not detected (remove it first).
  * next_expiry, first and visit take a const wheel but may reorganise it
