@@ -102,7 +102,8 @@
  *   it); a pop with nothing left in the slots lets the clock go back to the
  *   caller's time (after pop(TIMER_NEVER) to drain, say);
  * - single calls: each pop that is not the inline fast path spends 16
- *   steps preparing pending slots; a call moves more only for items no
+ *   steps preparing pending slots, and 4 more per item it hands out (an
+ *   event loop re-arms what it pops); a call moves more only for items no
  *   earlier call had the chance to prepare (a window of timers inserted
  *   in bulk and then reached at once). In an event loop of 1M timers
  *   (docs/design.md) no call moved more than a few dozen items;
@@ -623,14 +624,15 @@ TIMER_INLINE_ void timer_wheel_finish_(struct timer_wheel *w, unsigned l)
         (void)timer_wheel_step_(w, l, SIZE_MAX);
 }
 
-/* The background work of a slow pop: 16 steps (items refined or walked)
- * on the pending slots, finest level first (its deadline is the nearest).
- * Every 64th call looks at every level again, so a slot that became
- * pending, or got new items after its work was done, is found within 64
- * calls. */
-TIMER_INLINE_ void timer_wheel_work_(struct timer_wheel *w)
+/* The background work of a slow pop that handed out `popped` items: 16
+ * steps (items refined or walked), and 4 more per item, since an event loop
+ * re-arms what it pops; on the pending slots of the clock now, finest level
+ * first (its deadline is the nearest). Every 64th call looks at every
+ * level again, so a slot that became pending, or got new items after its
+ * work was done, is found within 64 calls. */
+TIMER_INLINE_ void timer_wheel_work_(struct timer_wheel *w, size_t popped)
 {
-    size_t budget = 16, k;
+    size_t budget = 16 + 4 * popped, k;
     if ((++w->calls & 63) == 0)
         w->jobs = (1u << TIMER_WHEEL_LEVELS) - 2;
     while (w->jobs != 0 && budget != 0) {
@@ -736,7 +738,6 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
             w->limit = UINT64_MAX;
         }
     } else {
-        timer_wheel_work_(w);
         while ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS) {
             int64_t x = timer_wheel_exact_(w, i), start = timer_wheel_slot_start_(w->now, i), t = x < 0 ? start : x;
             if (w->runs_low <= (t < now ? t : now))
@@ -761,6 +762,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
         if (i < TIMER_WHEEL_NSLOTS && ((i >> 6) ^ ((uint64_t)now >> (TIMER_WHEEL_BITS * (i >> 7)) >> 6)) & 1)
             i &= ~(size_t)63;               /* a second half: where the pending slot above starts */
         w->limit = i < TIMER_WHEEL_NSLOTS ? (uint64_t)timer_wheel_slot_start_(now, i) : UINT64_MAX;
+        timer_wheel_work_(w, k);
     }
     assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
     w->count -= k;
