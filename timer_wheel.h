@@ -213,6 +213,7 @@ TIMER_FUNCTIONS_BEGIN_
 
 #define timer_wheel_node_of_(l) tlist_entry(l, struct timer_wheel_node, link)
 #define timer_wheel_front_(w, i) (timer_wheel_node_of_((w)->slot[i].next)->expire)
+#define timer_wheel_back_(w, i) (timer_wheel_node_of_((w)->slot[i].prev)->expire)
 #define timer_wheel_runs_(w) ((w)->occupied[TIMER_WHEEL_RUN0 / 64])
 
 TIMER_INLINE_ bool timer_wheel_node_pending(const struct timer_wheel_node *n)
@@ -346,14 +347,21 @@ TIMER_NOINLINE_ void timer_wheel_normalize_(struct timer_wheel *w)
     w->best = -1;
 }
 
-/* Add the sorted chain first .. last (k items, out of any list) as the
- * newest run: onto the newest one when that stays sorted. */
+/* Add the sorted chain first .. last (k items, out of any list) to the
+ * runs: onto whichever of the two newest runs has the latest last item
+ * not after it (two ascending streams that interleave, re-arms behind the
+ * clock and timers due now, each keep their run), else as a new run. The
+ * older of the two takes it only when the newer has no item of an expiry
+ * in the chain, so ties still go out in the order they came. */
 TIMER_NOINLINE_ void timer_wheel_add_run_(struct timer_wheel *w, struct tlist *first, struct tlist *last, size_t k)
 {
     int64_t f = timer_wheel_node_of_(first)->expire;
     uint64_t runs = timer_wheel_runs_(w);
-    size_t r = runs != 0 ? tbitmap_highest(runs) : 0;
-    if (runs != 0 && timer_wheel_node_of_(w->slot[TIMER_WHEEL_RUN0 + r].prev)->expire > f && ++r == 64) {
+    size_t r = runs != 0 ? tbitmap_highest(runs) : 0, q = runs & (runs - 1) ? tbitmap_highest(runs ^ (uint64_t)1 << r) : r;
+    if (q != r && timer_wheel_back_(w, TIMER_WHEEL_RUN0 + q) <= f && (timer_wheel_node_of_(last)->expire < timer_wheel_front_(w, TIMER_WHEEL_RUN0 + r)
+            || timer_wheel_back_(w, TIMER_WHEEL_RUN0 + q) > timer_wheel_back_(w, TIMER_WHEEL_RUN0 + r)))
+        r = q;
+    if (runs != 0 && timer_wheel_back_(w, TIMER_WHEEL_RUN0 + r) > f && ++r == 64) {
         timer_wheel_normalize_(w);
         timer_wheel_add_run_(w, first, last, k);
         return;
