@@ -142,8 +142,13 @@ static double lat_run(const struct lat_config *cfg, const struct lat_wl *w, stru
                 bench_fail("%s: %s: pops returned %zu items, their lists held %zu", kinds[k]->name, w->name,
                            m->popped, m->listed);
             if (m->runs == 0) {
-                for (op = 0; op < LAT_NOPS; op++)
-                    m->calls[op] = m->count[op];
+                for (op = 0; op < LAT_NOPS; op++) {     /* to size: the arrays grew by doubling */
+                    m->calls[op] = m->cap[op] = m->count[op];
+                    if (m->count[op] != 0)
+                        m->code[op] = (uint16_t *)realloc(m->code[op], m->count[op] * sizeof *m->code[op]);
+                    if (m->count[op] != 0 && m->code[op] == NULL)
+                        bench_fail("out of memory");
+                }
                 m->digest0 = m->digest;
             }
             for (op = 0; op < LAT_NOPS; op++)
