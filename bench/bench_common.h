@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "list.h"
 
@@ -874,6 +875,25 @@ static const char *compiler(void)
 #else
     return "unknown compiler";
 #endif
+}
+
+/* The compiler as the reports print it: clang's version string ends in a space. */
+static void compiler_name(char *buf, size_t len)
+{
+    size_t i;
+    snprintf(buf, len, "%s", compiler());
+    for (i = strlen(buf); i > 0 && buf[i - 1] == ' '; i--)
+        buf[i - 1] = '\0';
+}
+
+/* "gcc 12.2.0 | -std=c99 ... | CPU: AMD EPYC, 2 online": what a report's
+ * figures were taken with. */
+static void machine_desc(char *buf, size_t len)
+{
+    char cpu[256], cc[256];
+    cpu_model(cpu, sizeof cpu);
+    compiler_name(cc, sizeof cc);
+    snprintf(buf, len, "%s | %s | CPU: %s, %ld online", cc, BENCH_CFLAGS, cpu, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static void write_csv(const char *path)

@@ -275,16 +275,10 @@ static void report(const struct lat_wl *w, const struct lat_calls *l, FILE *csv)
 
 static void print_header(const struct lat_config *cfg)
 {
-    char cpu[256], cc[256];
-    int i;
-    cpu_model(cpu, sizeof cpu);
-    snprintf(cc, sizeof cc, "%s", compiler());
-    for (i = (int)strlen(cc); i > 0 && cc[i - 1] == ' '; i--)
-        cc[i - 1] = '\0';
-    printf("Per-call latency: set (red-black tree), heap (indexed %d-ary min-heap), wheel (hierarchical timing "
-           "wheel)\n", TIMER_HEAP_ARITY);
-    printf("  %s | %s | CPU: %s, %ld online | RNG seed %" PRIu64 "\n", cc, BENCH_CFLAGS, cpu,
-           sysconf(_SC_NPROCESSORS_ONLN), cfg->seed);
+    char machine[640];
+    machine_desc(machine, sizeof machine);
+    printf("Per-call latency of the timer containers at %zu timers (set, heap, wheel)\n", cfg->n);
+    printf("  %s | RNG seed %" PRIu64 "\n", machine, cfg->seed);
     printf("  Every call is timed alone with a clock_gettime(CLOCK_MONOTONIC) pair, less the pair's own cost\n"
            "  (%.1f ns here: the least of %d empty pairs, averaged). Each workload runs %d times with the\n"
            "  same seed, so the same calls (checked: the count of each op and a digest of every pop's items,\n"
