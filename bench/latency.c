@@ -28,8 +28,6 @@
 #pragma GCC diagnostic pop
 #include "bench_ours.h"
 
-#include <unistd.h>
-
 #define MAX_KINDS 3
 #define MAX_RUNS 9
 
@@ -132,8 +130,9 @@ static double lat_run(const struct lat_config *cfg, const struct lat_wl *w, stru
     for (r = 0; r < cfg->runs; r++) {
         cost = lat_clock_cost(cfg->runs);       /* the clock may drift with the CPU's state */
         for (j = 0; j < MAX_KINDS; j++) {
-            struct lat_calls *m = &l[(j + r) % MAX_KINDS];
+            struct lat_calls *m;
             k = (j + r) % MAX_KINDS;
+            m = &l[k];
             fprintf(stderr, "\r%-8s run %d/%d: %-5s ...", w->name, r + 1, cfg->runs, kinds[k]->name);
             lat_reset(m);
             m->cost = cost;
