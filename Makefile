@@ -3,6 +3,9 @@
 #                strict gcc/clang/C++11 builds, the suites under ASan + UBSan,
 #                the README example, the examples; ends with "N passed, M failed"
 #   make bench   measure every container on this machine (make bench N=... to resize)
+# make bench-latency: per-call p50/p99/p99.9/max of next_expiry, pop, insert
+# at 1M timers in event-loop workloads, every container side by side, each
+# call the least of three identical runs (bench/latency.c; ~2 min on 2 cores).
 # make check runs every test (a superset of make test: eight builds of the
 # suites, -m32, libFuzzer, valgrind, ...; a few minutes); .ci/run runs it.
 # Both take JOBS=n (default: the number of cores), SEED, STEPS, SAN_STEPS,
@@ -33,7 +36,7 @@
 #       pkg-config, find_package, add_subdirectory, FetchContent, meson),
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
-.PHONY: all test check bench examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
+.PHONY: all test check bench bench-latency examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
 	install uninstall test-pkg single-header
 
 all: test
@@ -46,6 +49,9 @@ check:
 
 bench:
 	@$(MAKE) --no-print-directory -C bench
+
+bench-latency:
+	@$(MAKE) --no-print-directory -C bench latency
 
 fuzz:
 	@$(MAKE) --no-print-directory -C test fuzz

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "list.h"
 
@@ -521,6 +522,110 @@ static void floor_run(size_t n, double *insert, double *remove)
     bench_sink += busy;
 }
 
+/* ---- per-call latency (latency.c, make bench-latency) -------------------- */
+
+/* The event-loop workloads whose every call of the ops below is timed on
+ * its own (the driver: bench_kind.h, under KIND_LATENCY). */
+enum { LAT_LOOP, LAT_STALL, LAT_LIBEVENT, LAT_NWL };
+enum { LAT_NEXT, LAT_POP, LAT_INSERT, LAT_REMOVE, LAT_NOPS };
+
+struct lat_wl {
+    int which;                  /* LAT_LOOP, ... */
+    const char *name;
+    uint64_t seed;              /* each run starts the RNG here: every run, every kind the same calls */
+    size_t n;                   /* timers */
+    int64_t delay;              /* loop, stall's background timers: delays uniform in [1, delay] */
+    size_t rounds;              /* loop, libevent: rounds */
+    size_t periodic;            /* stall: periodic timers (and as many zero-delay ones) */
+    int64_t period_min, period_max;     /* stall: periods uniform in [min, max] */
+    int64_t every, step;        /* stall: a stall each `every` ticks of the clock, `step` ticks long */
+    size_t stalls;
+    size_t shorts;              /* libevent: short timers armed and cancelled a round */
+    int64_t short_max;          /* libevent: their delays uniform in [1, short_max] */
+    int64_t long_min;           /* libevent: the pending timeouts' delays in [long_min, delay] */
+};
+
+/* One kind's calls of one workload. Each call's time is kept as the least
+ * over the runs (the runs make the same calls, which the counts and the
+ * digest check), as a 16-bit code (lat_code): 2 bytes a call. */
+struct lat_calls {
+    uint16_t *code[LAT_NOPS];
+    size_t count[LAT_NOPS];     /* calls so far in this run */
+    size_t cap[LAT_NOPS];
+    size_t calls[LAT_NOPS];     /* calls in the first run */
+    int runs;                   /* runs finished */
+    double cost;                /* the clock pair's cost, subtracted from every call */
+    uint64_t digest, digest0;   /* what the pops handed out, in order: this run, the first run */
+    /* facts of the workload (the same for every kind; the first run's) */
+    int64_t clock_end;          /* the loop's time at the end */
+    size_t popped, max_burst;   /* items popped; the most in one pop */
+    size_t listed;              /* items found in the result lists: must be popped */
+    size_t catchup;             /* stall: pops of items due before the time (catching up) */
+};
+
+/* A call's time, ns, as a 16-bit code that orders as the times do: below
+ * 1024 ns the ns themselves; above, a float with a 10-bit mantissa (within
+ * 0.1%, rounded down). 65,536 codes: one counting pass finds a percentile. */
+static inline uint16_t lat_code(double ns)
+{
+    uint32_t v;
+    int e = 10;
+    if (!(ns >= 0.5))
+        return 0;
+    v = ns >= 4294967295.0 ? UINT32_MAX : (uint32_t)(ns + 0.5);
+    if (v < 1024)
+        return (uint16_t)v;
+    while (v >> (e + 1))
+        e++;
+    return (uint16_t)(((uint32_t)(e - 9) << 10) | ((v >> (e - 10)) & 1023));
+}
+
+static inline uint32_t lat_decode(uint16_t code)
+{
+    if (code < 1024)
+        return code;
+    return (uint32_t)(1024 + (code & 1023)) << ((code >> 10) - 1);
+}
+
+/* One call of op took ns (the clock pair included): the first run stores
+ * it, a later run keeps the least. Between the clock reads of two calls,
+ * never inside a timed one. */
+static inline void lat_put(struct lat_calls *l, int op, double ns)
+{
+    size_t i = l->count[op]++;
+    uint16_t v = lat_code(ns - l->cost);
+    if (i == l->cap[op]) {
+        if (l->runs > 0)
+            bench_fail("latency: run %d made more calls of op %d than the first (%zu)", l->runs + 1, op, l->cap[op]);
+        l->cap[op] = l->cap[op] ? 2 * l->cap[op] : 1 << 20;
+        l->code[op] = (uint16_t *)realloc(l->code[op], l->cap[op] * sizeof *l->code[op]);
+        if (l->code[op] == NULL)
+            bench_fail("out of memory (latency: %zu calls)", l->cap[op]);
+    }
+    if (l->runs == 0 || v < l->code[op][i])
+        l->code[op][i] = v;
+}
+
+/* A call timed alone: the clock pair around it, its time kept by lat_put. */
+#define LAT_TIMED(l, op, call)                          \
+    do {                                                \
+        double lat_t0_ = bench_now();                   \
+        call;                                           \
+        lat_put((l), (op), bench_now() - lat_t0_);      \
+    } while (0)
+
+/* A popped item's index into the digest (FNV-1a over 64-bit words). */
+static inline uint64_t lat_mix(uint64_t digest, uint64_t v)
+{
+    return (digest ^ v) * UINT64_C(0x100000001b3);
+}
+
+/* The container's address taken out of the compiler's sight, so that
+ * clock_gettime, for all it knows, may read it: no work on the container
+ * moves across a clock read. */
+static void *volatile lat_escape_sink;
+static inline void lat_escape(void *p) { lat_escape_sink = p; }
+
 /* ---- the kinds ---------------------------------------------------------- */
 
 struct kind {
@@ -537,6 +642,9 @@ struct kind {
      * bench_kind.h. Rows of their own, as kind reserved_as[touch]. */
     void (*reserved)(size_t n, int touch, struct wl_result *r);
     const char *reserved_as[2];
+    /* One run of a latency workload, its calls into l (NULL: a kind with no
+     * next_expiry, as the peers' sets) */
+    void (*latency)(const struct lat_wl *w, struct lat_calls *l);
 };
 
 /* ---- samples, medians ---------------------------------------------------- */
@@ -767,6 +875,25 @@ static const char *compiler(void)
 #else
     return "unknown compiler";
 #endif
+}
+
+/* The compiler as the reports print it: clang's version string ends in a space. */
+static void compiler_name(char *buf, size_t len)
+{
+    size_t i;
+    snprintf(buf, len, "%s", compiler());
+    for (i = strlen(buf); i > 0 && buf[i - 1] == ' '; i--)
+        buf[i - 1] = '\0';
+}
+
+/* "gcc 12.2.0 | -std=c99 ... | CPU: AMD EPYC, 2 online": what a report's
+ * figures were taken with. */
+static void machine_desc(char *buf, size_t len)
+{
+    char cpu[256], cc[256];
+    cpu_model(cpu, sizeof cpu);
+    compiler_name(cc, sizeof cc);
+    snprintf(buf, len, "%s | %s | CPU: %s, %ld online", cc, BENCH_CFLAGS, cpu, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static void write_csv(const char *path)

@@ -10,6 +10,8 @@
  *   KIND_OWNED(c)      bytes the container owns beyond the caller's items
  *   KIND_MIN_EXACT     1 if min_time is exact right after init, 0 if only a lower bound
  *   KIND_TOUCH(c)      optional, where reserve allocates: write every page it reserved
+ *   KIND_LATENCY       optional, for a kind with next_expiry, pending and due: the
+ *                      per-call latency workloads (latency.c)
  * This file #undefs them at its end, so the next inclusion starts clean.
  *
  * Each kind gets its own item array element: the kind's node plus the
@@ -476,13 +478,232 @@ static void K_(_mixed)(const struct mixed_wl *w, struct wl_result *r)
     wl_put(r, "total", round_median(&total, rounds), w->n);
 }
 
+#ifdef KIND_LATENCY
+/* ---- per-call latency (latency.c): every call timed on its own ---------- */
+
+/* One pop at now, timed. */
+static inline size_t K_(_lat_pop)(CONT *c, struct lat_calls *l, struct tlist *out, int64_t now)
+{
+    size_t k = 0;
+    LAT_TIMED(l, LAT_POP, k = C_(pop)(c, now, out));
+    l->popped += k;
+    if (k > l->max_burst)
+        l->max_burst = k;
+    return k;
+}
+
+/* The next item of a pop's result list, off the list (idle again), as a
+ * loop runs its callbacks one at a time; NULL at the end. Checked (due:
+ * when <= now; when == now if exact, where the loop pops at the exact next
+ * expiry) and mixed into the digest. */
+static inline ITEM *K_(_lat_due)(struct lat_calls *l, const struct lat_wl *w, struct tlist *out, ITEM *it,
+                                 int64_t now, int exact)
+{
+    ITEM *x = C_(entry)(tlist_pop_front(out));
+    if (x == NULL)
+        return NULL;
+    if (x->when > now || (exact && x->when != now))
+        bench_fail("%s: %s: pop(%" PRId64 ") handed out an item expiring at %" PRId64,
+                   KIND_NAME, w->name, now, x->when);
+    l->digest = lat_mix(l->digest, (uint64_t)(x - it));
+    l->listed++;
+    return x;
+}
+
+static inline void K_(_lat_insert)(CONT *c, struct lat_calls *l, const struct lat_wl *w, ITEM *x, int64_t when)
+{
+    int rc = 0;
+    x->when = when;
+    LAT_TIMED(l, LAT_INSERT, rc = C_(insert)(c, when, x));
+    if (rc != 0)
+        bench_fail("%s: %s: insert at %" PRId64 " failed (%d)", KIND_NAME, w->name, when, rc);
+}
+
+/* The plain event loop: n timers with delays uniform in [1, delay]; each
+ * round next_expiry, pop at exactly that time, and each due timer re-armed
+ * at now + a new delay. */
+static void K_(_lat_loop)(const struct lat_wl *w, struct lat_calls *l)
+{
+    ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM)), *x;
+    struct tlist out;
+    CONT c;
+    size_t i, r;
+    int64_t t = 0, now = 0;
+
+    lat_escape(&c);
+    tlist_init(&out);
+    rng_state = w->seed;
+    C_(init)(&c, 0);
+    for (i = 0; i < w->n; i++) {
+        it[i].when = 1 + (int64_t)rng_below((uint64_t)w->delay);
+        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+            bench_fail("%s: %s: insert %zu failed", KIND_NAME, w->name, i);
+    }
+    for (r = 0; r < w->rounds; r++) {
+        LAT_TIMED(l, LAT_NEXT, t = C_(next_expiry)(&c));
+        if (t <= now)   /* every re-arm lies after the time it was armed at */
+            bench_fail("%s: %s: next_expiry %" PRId64 " at time %" PRId64, KIND_NAME, w->name, t, now);
+        now = t;
+        K_(_lat_pop)(&c, l, &out, now);
+        while ((x = K_(_lat_due)(l, w, &out, it, now, 1)) != NULL)
+            K_(_lat_insert)(&c, l, w, x, now + 1 + (int64_t)rng_below((uint64_t)w->delay));
+    }
+    if (C_(size)(&c) != w->n)
+        bench_fail("%s: %s: %zu timers at the end, not %zu", KIND_NAME, w->name, C_(size)(&c), w->n);
+    l->clock_end = now;
+    C_(destroy)(&c);
+}
+
+/* A loop that stalls and catches up: `periodic` timers, each re-armed at
+ * its last expiry + its period (keeping its phase, as a fixed-step game or
+ * simulation tick does, and each firing missed in a stall runs late), each
+ * firing posting a zero-delay timer (a deferred callback), beside timers
+ * with delays in [1, delay] re-armed at now + a new delay. Each round
+ * next_expiry; when that lies ahead the loop sleeps until then, except
+ * after `every` ticks of running, when it wakes `step` ticks late (a long
+ * callback, a GC pause, the process stopped): then one pop hands out
+ * everything due in the stall, and each periodic timer re-arms behind now,
+ * due again at once, so the next rounds pop at the same time until it has
+ * caught up. The run ends `every` ticks after the last stall. Items:
+ * periodic [0, p), their zero-delay timers [p, 2p), the others [2p, n). */
+static void K_(_lat_stall)(const struct lat_wl *w, struct lat_calls *l)
+{
+    ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM)), *x;
+    int64_t *period = (int64_t *)xmalloc(w->periodic * sizeof *period);
+    struct tlist out;
+    CONT c;
+    size_t i, stalls = 0, p = w->periodic;
+    int64_t t = 0, now = 0, mark = w->every;
+
+    lat_escape(&c);
+    tlist_init(&out);
+    rng_state = w->seed;
+    C_(init)(&c, 0);
+    for (i = 0; i < w->n; i++) {
+        if (i < p) {
+            period[i] = w->period_min + (int64_t)rng_below((uint64_t)(w->period_max - w->period_min + 1));
+            it[i].when = 1 + (int64_t)rng_below((uint64_t)period[i]);    /* a random phase */
+        } else if (i < 2 * p) {
+            continue;                                                   /* posted when its timer fires */
+        } else {
+            it[i].when = 1 + (int64_t)rng_below((uint64_t)w->delay);
+        }
+        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+            bench_fail("%s: %s: insert %zu failed", KIND_NAME, w->name, i);
+    }
+    for (;;) {
+        LAT_TIMED(l, LAT_NEXT, t = C_(next_expiry)(&c));
+        if (t > now && t >= mark) {             /* the loop would sleep past a stall's mark */
+            if (stalls == w->stalls)
+                break;
+            now = t + w->step;                  /* and wakes step late */
+            mark = now + w->every;
+            stalls++;
+        } else if (t > now) {
+            now = t;
+        } else if (t < now) {
+            l->catchup++;                       /* due before the time it pops at: catching up */
+        }
+        K_(_lat_pop)(&c, l, &out, now);
+        while ((x = K_(_lat_due)(l, w, &out, it, now, 0)) != NULL) {
+            size_t ix = (size_t)(x - it);
+            if (ix < p) {
+                ITEM *z = &it[p + ix];
+                K_(_lat_insert)(&c, l, w, x, x->when + period[ix]);
+                if (!C_(pending)(z) && !C_(due)(z))     /* post its zero-delay timer, unless posted */
+                    K_(_lat_insert)(&c, l, w, z, now);
+            } else if (ix >= 2 * p) {           /* (a zero-delay timer has run: idle again) */
+                K_(_lat_insert)(&c, l, w, x, now + 1 + (int64_t)rng_below((uint64_t)w->delay));
+            }
+        }
+    }
+    if (C_(size)(&c) != w->n - p)
+        bench_fail("%s: %s: %zu timers at the end, not %zu", KIND_NAME, w->name, C_(size)(&c), w->n - p);
+    l->clock_end = now;
+    C_(destroy)(&c);
+    free(period);
+}
+
+/* libevent's loop with its timers on the container: n timeouts pending
+ * (delays in [long_min, delay]); each round next_expiry (the poll
+ * timeout), the clock one tick on, pop, and then one callback arms
+ * `shorts` short timers (delays in [1, short_max], so in no order) and
+ * cancels them in a random order before the next round (requests that
+ * start and finish within one turn of the loop). Items: the timeouts
+ * [0, n), the short timers [n, n + shorts). */
+static void K_(_lat_libevent)(const struct lat_wl *w, struct lat_calls *l)
+{
+    ITEM *it = (ITEM *)bench_items((w->n + w->shorts) * sizeof(ITEM)), *x, *s = it + w->n;
+    size_t *order = (size_t *)xmalloc(w->shorts * sizeof *order);
+    struct tlist out;
+    CONT c;
+    size_t i, j, r;
+    int64_t t = 0, now = 0, span = w->delay - w->long_min + 1;
+    int ok = 0;
+
+    lat_escape(&c);
+    tlist_init(&out);
+    rng_state = w->seed;
+    C_(init)(&c, 0);
+    for (i = 0; i < w->n; i++) {
+        it[i].when = w->long_min + (int64_t)rng_below((uint64_t)span);
+        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+            bench_fail("%s: %s: insert %zu failed", KIND_NAME, w->name, i);
+    }
+    for (r = 0; r < w->rounds; r++) {
+        LAT_TIMED(l, LAT_NEXT, t = C_(next_expiry)(&c));
+        if (t <= now)
+            bench_fail("%s: %s: next_expiry %" PRId64 " at time %" PRId64, KIND_NAME, w->name, t, now);
+        l->digest = lat_mix(l->digest, (uint64_t)t);
+        now++;
+        K_(_lat_pop)(&c, l, &out, now);
+        while ((x = K_(_lat_due)(l, w, &out, it, now, 0)) != NULL)
+            K_(_lat_insert)(&c, l, w, x, now + w->long_min + (int64_t)rng_below((uint64_t)span));
+        for (j = 0; j < w->shorts; j++) {
+            K_(_lat_insert)(&c, l, w, &s[j], now + 1 + (int64_t)rng_below((uint64_t)w->short_max));
+            order[j] = j;
+        }
+        for (j = w->shorts; j > 1; j--) {       /* Fisher-Yates */
+            size_t q = (size_t)rng_below(j), tmp = order[j - 1];
+            order[j - 1] = order[q];
+            order[q] = tmp;
+        }
+        for (j = 0; j < w->shorts; j++) {
+            LAT_TIMED(l, LAT_REMOVE, ok = C_(remove)(&c, &s[order[j]]));
+            if (!ok)
+                bench_fail("%s: %s: remove of a pending timer returned false", KIND_NAME, w->name);
+        }
+    }
+    if (C_(size)(&c) != w->n)
+        bench_fail("%s: %s: %zu timers at the end, not %zu", KIND_NAME, w->name, C_(size)(&c), w->n);
+    l->clock_end = now;
+    C_(destroy)(&c);
+    free(order);
+}
+
+static void K_(_latency)(const struct lat_wl *w, struct lat_calls *l)
+{
+    if (w->which == LAT_LOOP)
+        K_(_lat_loop)(w, l);
+    else if (w->which == LAT_STALL)
+        K_(_lat_stall)(w, l);
+    else
+        K_(_lat_libevent)(w, l);
+}
+#endif
+
 static const struct kind K_(_kind) = {
     KIND_NAME, sizeof(KIND_NODE),
     K_(_ordered), K_(_random), K_(_idle), K_(_idle_range), K_(_request), K_(_mixed),
 #ifdef KIND_TOUCH
-    K_(_reserved), { KIND_NAME "+rsv", KIND_NAME "+pf" }
+    K_(_reserved), { KIND_NAME "+rsv", KIND_NAME "+pf" },
 #else
-    NULL, { NULL, NULL }
+    NULL, { NULL, NULL },
+#endif
+#ifdef KIND_LATENCY
+    K_(_latency)
+#else
+    NULL
 #endif
 };
 
@@ -497,3 +718,4 @@ static const struct kind K_(_kind) = {
 #undef KIND_OWNED
 #undef KIND_MIN_EXACT
 #undef KIND_TOUCH
+#undef KIND_LATENCY

@@ -15,6 +15,7 @@
 #define KIND_DEFINE TIMER_SET_DEFINE_NAMED
 #define KIND_OWNED(c) sizeof(*(c))
 #define KIND_MIN_EXACT 1
+#define KIND_LATENCY 1
 #include "bench_kind.h"
 
 #define KIND kheap
@@ -24,6 +25,7 @@
 #define KIND_OWNED(c) (sizeof(*(c)) + kheap_c_ccore_(c)->cap * sizeof(struct timer_heap_entry))
 #define KIND_MIN_EXACT 1
 #define KIND_TOUCH(c) memset(kheap_c_core_(c)->a, 0, kheap_c_core_(c)->cap * sizeof(struct timer_heap_entry))
+#define KIND_LATENCY 1
 #include "bench_kind.h"
 
 #define KIND kwheel
@@ -32,6 +34,7 @@
 #define KIND_DEFINE TIMER_WHEEL_DEFINE_NAMED
 #define KIND_OWNED(c) sizeof(*(c))
 #define KIND_MIN_EXACT 0
+#define KIND_LATENCY 1
 #include "bench_kind.h"
 
 #endif /* BENCH_OURS_H */

@@ -1354,7 +1354,7 @@ int main(int argc, char **argv)
 {
     struct config cfg;
     struct workloads wl;
-    char cpu[256], cc[256], libs[512], dpdk_why[256];
+    char cpu[256], cc[256], machine[640], libs[512], dpdk_why[256];
     size_t maxn, item_bytes = sizeof(struct floor_node), nrows, i;
     size_t sizes[] = { sizeof(struct kset_item), sizeof(struct kheap_item), sizeof(struct kwheel_item),
                        sizeof(struct kbsd_item), sizeof(struct pev_item), sizeof(struct puv_item),
@@ -1385,11 +1385,9 @@ int main(int argc, char **argv)
 #endif
     libraries(libs, sizeof libs);
     cpu_model(cpu, sizeof cpu);
-    snprintf(cc, sizeof cc, "%s", compiler());
-    for (i = strlen(cc); i > 0 && cc[i - 1] == ' '; i--)
-        cc[i - 1] = '\0';
-    printf("Timer peers benchmark | %s | flags: %s | CPU: %s (%ld online)\n", cc, BENCH_CFLAGS, cpu,
-           sysconf(_SC_NPROCESSORS_ONLN));
+    compiler_name(cc, sizeof cc);
+    machine_desc(machine, sizeof machine);
+    printf("Timer peers benchmark | %s\n", machine);
     printf("peers: %s; bsd-tree: libbsd <bsd/sys/tree.h> RB_GENERATE, keyed by (expiry, sequence)\n", libs);
     printf("reps %d + 1 warm-up (median) | RNG seed %" PRIu64 " | clock_gettime(CLOCK_MONOTONIC) pair %.1f ns, subtracted\n"
            "per timed batch in idle/request, as in make bench\n", cfg.reps, cfg.seed, bench_clock_cost);
