@@ -2560,8 +2560,9 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 
 /* ---- refining ahead of the clock ------------------------------------------ */
 
-/* Prepare level l's pending slot P, up to `budget` steps: the steps spent,
- * 0 when there is nothing to do (P is empty; or holds one item and this is
+/* Prepare level l's pending slot P, up to `budget` steps (SIZE_MAX: all
+ * of P, which is empty after the call): the steps spent, 0 when there is
+ * nothing to do (P is empty; or holds one item and this is
  * the background: the scan compares a lone item where it is, and pop may
  * take it from there). P's items go, front first, to the second half of
  * level l - 1, which is P's range (refining). Before anything of P's group
@@ -2607,12 +2608,6 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
     return k;
 }
 
-TIMER_INLINE_ void timer_wheel_finish_(struct timer_wheel *w, unsigned l)
-{
-    while (tbitmap_test(w->occupied, timer_wheel_pending_(w, l)))
-        (void)timer_wheel_step_(w, l, SIZE_MAX);
-}
-
 /* The background work of a slow pop that handed out `popped` items: 16
  * steps (items refined or walked), and 4 more per item, since an event loop
  * re-arms what it pops; on the pending slots of the clock now, finest level
@@ -2654,20 +2649,21 @@ TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, boo
             *pend = true;
             return p;
         }
-        timer_wheel_finish_(w, m);
+        (void)timer_wheel_step_(w, m, SIZE_MAX);
     }
     return TIMER_WHEEL_NSLOTS;
 }
 
-/* The earliest occupied slot, or NSLOTS. Level by level: the rest of the
- * clock's group first (earlier than anything coarser), then the second
+/* The earliest occupied slot, or NSLOTS, from level l up (every level
+ * below the one a scan returns is empty: after refining what it found at
+ * level m, the next scan may start at m - 1). Level by level: the rest of
+ * the clock's group first (earlier than anything coarser), then the second
  * half, once the pending slots sharing its range are seen to. An empty
  * second half leaves the pending slot one level up to be found first
  * there (it is that level's first slot). */
-TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, bool prepare, bool *pend)
+TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, unsigned l, bool prepare, bool *pend)
 {
-    unsigned l;
-    for (l = 0; l < TIMER_WHEEL_LEVELS; l++) {
+    for (; l < TIMER_WHEEL_LEVELS; l++) {
         uint64_t g = (uint64_t)w->now >> (TIMER_WHEEL_BITS * l), up = g >> 6, bits;
         size_t word = 2 * l + (up & 1), i;
         if ((bits = w->occupied[word] & (~UINT64_C(1) << (g & 63))) != 0)
@@ -2699,7 +2695,7 @@ TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
     if (i != timer_wheel_pending_(w, l))
         w->now = start - 1;
     w->limit = (uint64_t)start;
-    timer_wheel_finish_(w, l);
+    (void)timer_wheel_step_(w, l, SIZE_MAX);
 }
 
 /* ---- pop, next_expiry, first ------------------------------------------------ */
@@ -2716,6 +2712,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
 {
     size_t k = 0, i;
     uint64_t bits;
+    unsigned l;
     bool pend;
     if (now < w->now) {
         k = timer_wheel_take_runs_(w, now, out);
@@ -2727,7 +2724,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
             w->limit = UINT64_MAX;
         }
     } else {
-        while ((i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS) {
+        for (l = 0; (i = timer_wheel_scan_(w, l, true, &pend)) < TIMER_WHEEL_NSLOTS; l = (unsigned)(i >> 7) - (i >= 128)) {
             int64_t x = timer_wheel_exact_(w, i), start = timer_wheel_slot_start_(w->now, i), t = x < 0 ? start : x;
             if (w->runs_low <= (t < now ? t : now))
                 k += timer_wheel_take_runs_(w, t < now ? t : now, out);
@@ -2788,7 +2785,7 @@ TIMER_INLINE_ size_t timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
         int64_t x = TIMER_NEVER;
         bool pend;
         if ((timer_wheel_runs_(w) == 0 || (uint64_t)timer_wheel_front_(w, timer_wheel_best_run_(w)) > w->limit) &&
-            (i = timer_wheel_scan_(w, true, &pend)) < TIMER_WHEEL_NSLOTS && (x = timer_wheel_exact_(w, i)) < 0)
+            (i = timer_wheel_scan_(w, 0, true, &pend)) < TIMER_WHEEL_NSLOTS && (x = timer_wheel_exact_(w, i)) < 0)
             x = timer_wheel_slot_start_(w->now, i);
         if (timer_wheel_runs_(w) != 0 && timer_wheel_front_(w, r = timer_wheel_best_run_(w)) <= x) {
             *t = timer_wheel_front_(w, r);  /* a run goes first among equal expiries */
@@ -2858,7 +2855,7 @@ TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *cw)
     if ((uint64_t)run <= w->limit)
         return run;
     t = TIMER_NEVER;
-    if ((i = timer_wheel_scan_(w, false, &pend)) < TIMER_WHEEL_NSLOTS && (pend || (t = timer_wheel_exact_(w, i)) < 0))
+    if ((i = timer_wheel_scan_(w, 0, false, &pend)) < TIMER_WHEEL_NSLOTS && (pend || (t = timer_wheel_exact_(w, i)) < 0))
         t = timer_wheel_slot_start_(w->now, i);
     return run < t ? run : t;
 }
