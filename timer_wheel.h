@@ -704,13 +704,12 @@ TIMER_INLINE_ int64_t timer_wheel_exact_(const struct timer_wheel *w, size_t i)
     return i < 128 ? timer_wheel_slot_start_(w->now, i) : w->slot[i].next == w->slot[i].prev ? timer_wheel_front_(w, i) : -1;
 }
 
-/* Slot i is the earliest and must be refined (every run item is later
- * than its start): move the clock to just before it, where it is its
- * level's pending slot, and prepare it. */
-TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i)
+/* Slot i, which starts at `start`, is the earliest and must be refined
+ * (every run item is later than its start): move the clock to just before
+ * it, where it is its level's pending slot, and prepare it. */
+TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i, int64_t start)
 {
     unsigned l = (unsigned)(i >> 7);
-    int64_t start = timer_wheel_slot_start_(w->now, i);
     if (i != timer_wheel_pending_(w, l))
         w->now = start - 1;
     w->limit = (uint64_t)start;
@@ -750,7 +749,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
             if (start > now)
                 break;
             if (x < 0 || x > now) {
-                timer_wheel_refine_(w, i);
+                timer_wheel_refine_(w, i, start);
             } else {                        /* then the rest of a level-0 word, straight */
                 for (k += timer_wheel_take_front_(w, i, x, out); i < 128; k += timer_wheel_take_front_(w, i, x, out)) {
                     w->now = x;
@@ -814,7 +813,7 @@ TIMER_INLINE_ size_t timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
             *t = x;
             return i;
         }
-        timer_wheel_refine_(w, i);
+        timer_wheel_refine_(w, i, x);       /* x: the slot's start */
     }
 }
 
