@@ -68,6 +68,8 @@ ALL_KINDS="set heap wheel"
 KINDS=$ALL_KINDS
 C99="-std=c99 -Wall -Wextra -Wpedantic -Werror -Wshadow -I.."
 CXX11="-std=c++11 -Wall -Wextra -Werror -I.."
+# what strict C++ users turn on: cxx.cpp and the C++ examples build with it
+CXX_STRICT="-Wall -Wextra -Wpedantic -Wconversion -Wold-style-cast -Wshadow -Werror -I.."
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 # abort_on_error: th_on_abort then prints the failing step after the report
 ASAN_OPTIONS=abort_on_error=1
@@ -125,6 +127,38 @@ registry() {
         if [ "$c" = "$quick_san" ]; then c_tier=test; else c_tier=check; fi
         needs "asan.$c.*" "$c not installed" have "$c"
         suite "$c_tier" "asan.$c" "$c" "$SAN_STEPS" $C99 -O1 -g $SAN
+    done
+    needs -
+
+    # timer_containers.hpp, the C++ interface. The suites through it (built
+    # as C++ with -DTK_CXX, harness.h calls the class templates) under ASan +
+    # UBSan: conformance in make test, fuzz and edge in make check. cxx.cpp,
+    # what C++ adds (RAII, the due range, chrono, events): built and run as
+    # C++20 under ASan + UBSan (its events destroy events) and as C++11
+    # without exceptions or RTTI, -fsyntax-only at the other standards, with
+    # both compilers; with TIMER_DEBUG and at -O2 in make check. make test
+    # builds its C++ at -O0: templates compile in half the time. A node of the
+    # wrong kind must not compile.
+    if have clang++; then quick_cxx=clang++; else quick_cxx=g++; fi
+    suite_progs=conform
+    suite test c++.asan "$quick_cxx" "$SAN_STEPS" $CXX11 -O0 -g $SAN -x c++ -DTK_CXX
+    suite_progs="edge fuzz"
+    suite check c++.asan "$quick_cxx" "$SAN_STEPS" $CXX11 -O1 -g $SAN -x c++ -DTK_CXX
+    suite_progs=
+    t c++.api.asan                  test  -  build_run c++/api_asan "$quick_cxx" -std=c++20 $CXX_STRICT -O0 -g $SAN cxx.cpp
+    t c++.api.misuse                test  c++.api.asan  expect_abort "timer_heap_remove: the item is pending in another heap" "$B/c++/api_asan" misuse
+    t c++.api.no-exceptions         test  -  build_run c++/api_noexc g++ -std=c++11 $CXX_STRICT -O0 -fno-exceptions -fno-rtti cxx.cpp
+    t c++.api.o2                    check -  build_run c++/api_o2 g++ -std=c++14 $CXX_STRICT -O2 cxx.cpp
+    t c++.api.debug                 check -  build_run c++/api_debug g++ -std=c++17 $CXX_STRICT -O1 -g -DTIMER_DEBUG cxx.cpp
+    t c++.self-contained            test  -  cxx_self_contained g++
+    for c in g++ clang++; do
+        needs "c++*.$c.*" "$c not installed" have "$c"
+        for std in 11 14 17 20; do
+            # the two builds above stand for their own standard and compiler
+            [ "$c$std" = g++11 ] || [ "$c$std" = "${quick_cxx}20" ] && continue
+            t c++$std.$c.syntax-only test -  "$c" -std=c++$std $CXX_STRICT -fsyntax-only cxx.cpp
+        done
+        t c++.$c.wrong-node         test  -  cxx_wrong_node "$c"
     done
     needs -
 
@@ -254,17 +288,17 @@ registry() {
     needs -
 }
 
-# suite TIER CONFIG COMPILER STEPS FLAGS...: conform, fuzz and edge for each
-# kind in $KINDS: CONFIG.build.PROG.KIND builds $B/CONFIG/PROG_KIND, and
-# CONFIG.PROG.KIND runs it (fuzz with STEPS steps). Edge first: its runs are
-# the longest.
+# suite TIER CONFIG COMPILER STEPS FLAGS...: conform, fuzz and edge (or the
+# programs in $suite_progs) for each kind in $KINDS: CONFIG.build.PROG.KIND
+# builds $B/CONFIG/PROG_KIND, and CONFIG.PROG.KIND runs it (fuzz with STEPS
+# steps). Edge first: its runs are the longest.
 suite() {
     s_tier=$1
     s_cfg=$2
     s_cc=$3
     s_steps=$4
     shift 4
-    for p in edge fuzz conform; do
+    for p in ${suite_progs:-edge fuzz conform}; do
         for k in $KINDS; do
             t "$s_cfg.build.$p.$k" "$s_tier" - build "$s_cfg/${p}_$k" "$s_cc" "$@" -DTK_$(upper $k) $p.c
             if [ $p = fuzz ]; then
@@ -376,6 +410,36 @@ two_tu() {
 cxx() {
     $1 $CXX11 -Wold-style-cast -x c++ -c -o /dev/null headers.c &&
         build_run "c++11/$1" "$1" $CXX11 -O2 -x c++ two_tu_a.c two_tu_b.c
+}
+
+# timer_containers.hpp compiles alone, and of ours reads only itself and
+# timer_containers.h (the two files a project that copies files copies).
+cxx_self_contained() {
+    echo '#include "timer_containers.hpp"' | $1 -std=c++11 $CXX_STRICT -x c++ -c -o /dev/null - || return 1
+    cs_read=$(echo '#include "timer_containers.hpp"' | $1 -std=c++11 -I.. -x c++ -MM - | tr ' \\' '\n\n' |
+        grep -E '\.hp?p?$' | sort | tr '\n' ' ')
+    [ "$cs_read" = "../timer_containers.h ../timer_containers.hpp " ] ||
+        { echo "timer_containers.hpp reads: $cs_read"; return 1; }
+}
+
+# cxx_wrong_node COMPILER: a container over a member of another kind's node
+# type must not compile, and each error must name the node type expected
+# (one file, one error per kind).
+cxx_wrong_node() {
+    printf '#include "timer_containers.hpp"\n%s\n%s\n%s\n%s\n' \
+        'struct conn { int fd; timer_containers::set_node s; timer_containers::heap_node h; timer_containers::wheel_node w; };' \
+        'timer_containers::set<conn, &conn::w> a;' \
+        'timer_containers::heap<conn, &conn::s> b;' \
+        'timer_containers::wheel<conn, &conn::h> c;' >"$T_OUT.cpp"
+    if $1 -std=c++11 -I.. -fsyntax-only "$T_OUT.cpp" >"$T_OUT.log" 2>&1; then
+        echo "containers over members of other node types compiled"
+        return 1
+    fi
+    cat "$T_OUT.log"
+    for wn_kind in set heap wheel; do
+        grep -qE "to [^:]*(timer_containers::|timer_)${wn_kind}_node conn::\*" "$T_OUT.log" ||
+            { echo "no error names ${wn_kind}_node"; return 1; }
+    done
 }
 
 # bitmap_unit NAME FLAGS...: the bit scans against naive loops, built with FLAGS.
