@@ -7,7 +7,10 @@
 # with its cache simulation; reads each phase function's inclusive cost from
 # the callgrind files, divides it by the operations the driver says that
 # phase ran (its "cell" lines), prints the tables and writes CSV. The
-# options after CSV go to every driver (--n, --conns, --seed).
+# options after CSV go to every driver (--n, --conns, --seed). Last, the
+# same driver compiled as C++ (DIR/instr_cxx_KIND: every call through
+# timer_containers.hpp) against the C rows: its counts, and how much they
+# differ from C's, cell by cell.
 #
 # It measures and reports, and fails only when a run does: a driver that
 # finds a wrong result exits non-zero, and so does this script, without a
@@ -21,6 +24,7 @@ shift 2
 
 KINDS="floor set heap wheel"
 CACHE_KINDS="set heap wheel"
+CXX_KINDS="cxx_set cxx_heap cxx_wheel"
 # The cache model: a 32 KB 8-way L1 (an EPYC's L1d) and, as the last level,
 # a 1 MB 8-way cache: the L2 of this machine's cores. With its 32 MB L3 as
 # the last level every row's data (under 12 MB) would fit, and LL misses
@@ -29,7 +33,7 @@ CACHE_MODEL="--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,8,64"
 
 # Every run at once: under callgrind each is one process; on 2 cores the
 # whole takes under a minute.
-for k in $KINDS; do
+for k in $KINDS $CXX_KINDS; do
     valgrind --tool=callgrind --dump-instr=no --log-file="$dir/$k.valgrind.log" \
         --callgrind-out-file="$dir/$k.cg" "$dir/instr_$k" "$@" \
         >"$dir/$k.cells" 2>"$dir/$k.err" &
@@ -44,7 +48,7 @@ for k in $CACHE_KINDS; do
 done
 
 failed=0
-for k in $KINDS; do
+for k in $KINDS $CXX_KINDS; do
     eval "wait \$pid_$k" || {
         echo "bench-instructions: instr_$k failed under callgrind (exit $?):"
         sed 's/^/  /' "$dir/$k.err" | tail -n 20
@@ -63,7 +67,7 @@ done
 [ "$failed" = 0 ] || exit 1
 
 files=
-for k in $KINDS; do
+for k in $KINDS $CXX_KINDS; do
     files="$files $dir/$k.cg $dir/$k.cells"
 done
 for k in $CACHE_KINDS; do
@@ -71,7 +75,8 @@ for k in $CACHE_KINDS; do
 done
 
 # shellcheck disable=SC2086
-awk -v csv="$csv" -v kinds="$KINDS" -v cache_kinds="$CACHE_KINDS" -v cache_model="$CACHE_MODEL" '
+awk -v csv="$csv" -v kinds="$KINDS" -v cache_kinds="$CACHE_KINDS" -v cxx_kinds="$CXX_KINDS" \
+    -v cache_model="$CACHE_MODEL" '
 # The callgrind file (format: valgrind manual, "Callgrind Format
 # Specification"): "fn=(id) name" and "cfn=(id) name" name a function the
 # first time its id appears, "(id)" alone later. After "calls=COUNT TARGET"
@@ -99,6 +104,8 @@ FNR == 1 {
     id = s
     sub(/\).*/, "", id)
     sub(/^[0-9]+\) ?/, "", s)
+    # C++: "ph_pop(ic*, item*, unsigned long, unsigned long)" is ph_pop
+    sub(/\([^)]*\)/, "", s)
     if (s != "")
         name[kind, cache, id] = s
     if (callee)
@@ -241,6 +248,54 @@ END {
         }
         printf "\n"
     }
+    # Through the C++ interface: the same cells, and their difference from C.
+    nx = split(cxx_kinds, X, " ")
+    printf "\nThrough the C++ interface (instr.c compiled as C++, every call through timer_containers.hpp;\n"
+    printf "compiler: %s): instructions per operation, and the difference from C below each row\n", \
+        info[X[1], "compiler"]
+    printf "%-10s", ""
+    for (j = 1; j <= nops; j++)
+        printf "%" W[j] "s", H[j]
+    printf "\n"
+    worst = ""
+    for (i = 1; i <= nx; i++) {
+        c = X[i]; sub(/^cxx_/, "", c)
+        printf "%-10s", c " C++"
+        for (j = 1; j <= nops; j++)
+            printf "%s", fmt(per_op(X[i], 0, "ops", O[j], "Ir"), W[j])
+        printf "\n%-10s", "  vs C"
+        for (j = 1; j <= nops; j++)
+            printf "%" W[j] "s", vs(per_op(X[i], 0, "ops", O[j], "Ir"), per_op(c, 0, "ops", O[j], "Ir"), c " " O[j])
+        printf "\n"
+    }
+    printf "\n%-8s %-6s %12s %8s %8s %11s %9s %9s\n", "workload", "C++", "total/timer", "insert", "remove", \
+        "reschedule", "pop/item", "pop/call"
+    for (w = 1; w <= nw; w++)
+        for (i = 1; i <= nx; i++) {
+            c = X[i]; sub(/^cxx_/, "", c)
+            printf "%-8s %-6s", WL[w], c
+            for (j = 1; j <= 6; j++)
+                printf " %s", fmt(per_op(X[i], 0, WL[w], WO[j], "Ir"), WW[j])
+            printf "\n%-15s", "  vs C"
+            for (j = 1; j <= 6; j++)
+                printf " %" WW[j] "s", vs(per_op(X[i], 0, WL[w], WO[j], "Ir"), per_op(c, 0, WL[w], WO[j], "Ir"), \
+                    c " " WL[w] " " WO[j])
+            printf "\n"
+        }
+    if (worst != "")
+        printf "\nC++ against C: the largest difference is %+.1f%% (%s); the smallest %+.1f%% (%s)\n", \
+            worst_d, worst, best_d, best
     printf "\nCSV: %s\n", csv
     exit bad
+}
+# "+1.2%": how much x exceeds the C figure y; remembers the extremes
+function vs(x, y, what,    d) {
+    if (x == "" || y == "" || y == 0)
+        return "-"
+    d = (x - y) * 100 / y
+    if (d > -0.05 && d < 0.05)
+        d = 0
+    if (worst == "" || d > worst_d) { worst_d = d; worst = what }
+    if (best == "" || d < best_d) { best_d = d; best = what }
+    return sprintf("%+.1f%%", d)
 }' $files
