@@ -86,8 +86,9 @@ PKGCONFIGDIR ?= $(DATADIR)/pkgconfig
 CMAKEDIR ?= $(DATADIR)/cmake/timer_containers
 INSTALL ?= install
 
-# timer_containers.h: the other five in one file (make single-header)
-HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h timer_containers.h
+# timer_containers.h: the other five in one file (make single-header);
+# timer_containers.hpp: the C++ interface, over timer_containers.h
+HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h timer_containers.h timer_containers.hpp
 VERSION := $(shell sed -n 's/^.define TIMER_VERSION "\([0-9.]*\)".*/\1/p' list.h)
 
 # The template variables, as CMakeLists.txt and meson.build compute them. A
