@@ -268,10 +268,15 @@ registry() {
     # make bench-instructions' driver (bench/instr.c), run natively over a
     # few thousand timers: it checks every phase's results and exits non-zero
     # on a wrong one, so the counts it gives under callgrind are of correct
-    # runs (the counts themselves need valgrind: make bench-instructions).
+    # runs (the counts themselves need valgrind: make bench-instructions); and
+    # compiled as C++, through timer_containers.hpp.
     for k in floor $ALL_KINDS; do
         t bench-instr.build.$k      check -  build instr/instr_$k "$CC" $C99 -O2 -DNDEBUG -I../bench -DINSTR_$(upper $k) ../bench/instr.c -lm
         t bench-instr.$k            check bench-instr.build.$k  "$B/instr/instr_$k" --n 3000 --conns 1000
+    done
+    for k in $ALL_KINDS; do
+        t bench-instr.build.cxx_$k  check -  build instr/instr_cxx_$k g++ $CXX11 -Wpedantic -O2 -DNDEBUG -I../bench -x c++ -DINSTR_CXX -DINSTR_$(upper $k) ../bench/instr.c -lm
+        t bench-instr.cxx_$k        check bench-instr.build.cxx_$k  "$B/instr/instr_cxx_$k" --n 3000 --conns 1000
     done
 
     # The soak, short (make soak runs 10 million timers per round), and
@@ -496,24 +501,35 @@ types_macros() {
 }
 
 # The README's example with no -D (the wheel), -DUSE_HEAP and -DUSE_SET,
-# each as C99 and as C++11 (g++): every program must print exactly the
-# output the README shows.
+# each as C99 and as C++11 (g++), and its example in C++ (section "C++",
+# through timer_containers.hpp) as C++11 with g++ and as C++17 (where
+# [[nodiscard]] applies) with clang++, strict: every program must print
+# exactly the output the README shows for the C one.
 readme_example() {
     mkdir -p "$B/readme" &&
         awk '/^## Example/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' \
             ../README.md >"$B/readme/example.c" &&
+        awk '/^## C\+\+$/ { s = 1 } s && /^```cpp$/ { c = 1; next } c && /^```$/ { exit } c' \
+            ../README.md >"$B/readme/example.cpp" &&
         awk '/^## Example/ { s = 1 } s && /^Output:/ { o = 1 } o && /^```$/ { n++; next } o && n == 1' \
             ../README.md >"$B/readme/expected.txt" &&
-        [ -s "$B/readme/example.c" ] && [ -s "$B/readme/expected.txt" ] || return 1
+        [ -s "$B/readme/example.c" ] && [ -s "$B/readme/example.cpp" ] && [ -s "$B/readme/expected.txt" ] ||
+        return 1
+    if have clang++; then re_cxx17=clang++; else re_cxx17=g++; fi
     for re_kind in wheel heap set; do
         case $re_kind in wheel) re_d= ;; heap) re_d=-DUSE_HEAP ;; set) re_d=-DUSE_SET ;; esac
-        echo "README example, $re_kind, C99 and C++11:"
-        build readme/example_c_$re_kind "$CC" $C99 $re_d "$B/readme/example.c" &&
-            build readme/example_cxx_$re_kind g++ $CXX11 $re_d -x c++ "$B/readme/example.c" &&
-            "$B/readme/example_c_$re_kind" >"$B/readme/output_c_$re_kind.txt" &&
-            diff -u "$B/readme/expected.txt" "$B/readme/output_c_$re_kind.txt" &&
-            "$B/readme/example_cxx_$re_kind" >"$B/readme/output_cxx_$re_kind.txt" &&
-            diff -u "$B/readme/expected.txt" "$B/readme/output_cxx_$re_kind.txt" || return 1
+        echo "README example, $re_kind: C99 and C++11; the C++ one as C++11 and C++17:"
+        for re_prog in "c $CC $C99" "cxx g++ $CXX11 -x c++" "hpp11 g++ -std=c++11 $CXX_STRICT" \
+            "hpp17 $re_cxx17 -std=c++17 $CXX_STRICT"; do
+            # shellcheck disable=SC2086 # the words are the program's name, compiler and flags
+            set -- $re_prog
+            re_name=$1
+            shift
+            case $re_name in hpp*) re_src=$B/readme/example.cpp ;; *) re_src=$B/readme/example.c ;; esac
+            build "readme/example_${re_name}_$re_kind" "$@" $re_d "$re_src" &&
+                "$B/readme/example_${re_name}_$re_kind" >"$B/readme/output_${re_name}_$re_kind.txt" &&
+                diff -u "$B/readme/expected.txt" "$B/readme/output_${re_name}_$re_kind.txt" || return 1
+        done
     done
 }
 
