@@ -655,7 +655,7 @@ public:
     /* Each due event's callable, in pop order; the range hands out each
      * event idle, before its call, and is not touched by anything after it:
      * the callable may destroy its own event. */
-    std::size_t run_due(int64_t now)
+    TIMER_CXX_INLINE_ std::size_t run_due(int64_t now)
     {
         std::size_t n = 0;
         for (value_type &ev : base::pop(now)) {

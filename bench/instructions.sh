@@ -10,7 +10,8 @@
 # options after CSV go to every driver (--n, --conns, --seed). Last, the
 # same driver compiled as C++ (DIR/instr_cxx_KIND: every call through
 # timer_containers.hpp) against the C rows: its counts, and how much they
-# differ from C's, cell by cell.
+# differ from C's, cell by cell; and the callback events, per form of
+# callable (DIR/instr_events, instr_events.cpp).
 #
 # It measures and reports, and fails only when a run does: a driver that
 # finds a wrong result exits non-zero, and so does this script, without a
@@ -25,6 +26,7 @@ shift 2
 KINDS="floor set heap wheel"
 CACHE_KINDS="set heap wheel"
 CXX_KINDS="cxx_set cxx_heap cxx_wheel"
+EVENTS=events
 # The cache model: a 32 KB 8-way L1 (an EPYC's L1d) and, as the last level,
 # a 1 MB 8-way cache: the L2 of this machine's cores. With its 32 MB L3 as
 # the last level every row's data (under 12 MB) would fit, and LL misses
@@ -33,7 +35,7 @@ CACHE_MODEL="--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,8,64"
 
 # Every run at once: under callgrind each is one process; on 2 cores the
 # whole takes under a minute.
-for k in $KINDS $CXX_KINDS; do
+for k in $KINDS $CXX_KINDS $EVENTS; do
     valgrind --tool=callgrind --dump-instr=no --log-file="$dir/$k.valgrind.log" \
         --callgrind-out-file="$dir/$k.cg" "$dir/instr_$k" "$@" \
         >"$dir/$k.cells" 2>"$dir/$k.err" &
@@ -48,7 +50,7 @@ for k in $CACHE_KINDS; do
 done
 
 failed=0
-for k in $KINDS $CXX_KINDS; do
+for k in $KINDS $CXX_KINDS $EVENTS; do
     eval "wait \$pid_$k" || {
         echo "bench-instructions: instr_$k failed under callgrind (exit $?):"
         sed 's/^/  /' "$dir/$k.err" | tail -n 20
@@ -67,7 +69,7 @@ done
 [ "$failed" = 0 ] || exit 1
 
 files=
-for k in $KINDS $CXX_KINDS; do
+for k in $KINDS $CXX_KINDS $EVENTS; do
     files="$files $dir/$k.cg $dir/$k.cells"
 done
 for k in $CACHE_KINDS; do
@@ -104,8 +106,12 @@ FNR == 1 {
     id = s
     sub(/\).*/, "", id)
     sub(/^[0-9]+\) ?/, "", s)
-    # C++: "ph_pop(ic*, item*, unsigned long, unsigned long)" is ph_pop
-    sub(/\([^)]*\)/, "", s)
+    # C++: "ph_pop(ic*, item*, unsigned long)" is ph_pop; a clone keeps its
+    # " [clone .cold]", so that it stays another function
+    if (i = index(s, "(")) {
+        clone = match(s, / \[clone [^]]*\]$/) ? substr(s, RSTART) : ""
+        s = substr(s, 1, i - 1) clone
+    }
     if (s != "")
         name[kind, cache, id] = s
     if (callee)
@@ -285,6 +291,22 @@ END {
     if (worst != "")
         printf "\nC++ against C: the largest difference is %+.1f%% (%s); the smallest %+.1f%% (%s)\n", \
             worst_d, worst, best_d, best
+
+    # The callback events, per form of callable.
+    printf "\nCallback events (timer_containers.hpp, a wheel; %s events at as many ticks, one run_due a tick):\n", \
+        info["events", "n"]
+    printf "instructions per event; the bytes of an event and its heap allocations\n"
+    printf "%-34s %5s %6s %7s %7s %8s %7s\n", "form", "bytes", "allocs", "make", "arm", "run_due", "drop"
+    nf = split("c functor callback function function32", F, " ")
+    split("C: an item with a function pointer|functor (a lambda'\''s own type)|tc::callback (function + argument)|std::function, 16-byte callable|std::function, 32-byte callable", FN, "|")
+    for (i = 1; i <= nf; i++) {
+        printf "%-34s %5s %6s", FN[i], info["events", "ev_bytes_" F[i]], info["events", "ev_allocs_" F[i]]
+        split("make arm run drop", EO, " ")
+        split("7 7 8 7", EW, " ")
+        for (j = 1; j <= 4; j++)
+            printf " %s", fmt(per_op("events", 0, "events", F[i] "-" EO[j], "Ir"), EW[j])
+        printf "\n"
+    }
     printf "\nCSV: %s\n", csv
     exit bad
 }

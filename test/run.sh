@@ -269,7 +269,7 @@ registry() {
     # few thousand timers: it checks every phase's results and exits non-zero
     # on a wrong one, so the counts it gives under callgrind are of correct
     # runs (the counts themselves need valgrind: make bench-instructions); and
-    # compiled as C++, through timer_containers.hpp.
+    # compiled as C++, through timer_containers.hpp; and the events' driver.
     for k in floor $ALL_KINDS; do
         t bench-instr.build.$k      check -  build instr/instr_$k "$CC" $C99 -O2 -DNDEBUG -I../bench -DINSTR_$(upper $k) ../bench/instr.c -lm
         t bench-instr.$k            check bench-instr.build.$k  "$B/instr/instr_$k" --n 3000 --conns 1000
@@ -278,6 +278,8 @@ registry() {
         t bench-instr.build.cxx_$k  check -  build instr/instr_cxx_$k g++ $CXX11 -Wpedantic -O2 -DNDEBUG -I../bench -x c++ -DINSTR_CXX -DINSTR_$(upper $k) ../bench/instr.c -lm
         t bench-instr.cxx_$k        check bench-instr.build.cxx_$k  "$B/instr/instr_cxx_$k" --n 3000 --conns 1000
     done
+    t bench-instr.build.events      check -  build instr/instr_events g++ -std=c++11 $CXX_STRICT -O2 -DNDEBUG ../bench/instr_events.cpp
+    t bench-instr.events            check bench-instr.build.events  "$B/instr/instr_events" --n 3000
 
     # The soak, short (make soak runs 10 million timers per round), and
     # smaller still under valgrind memcheck, with the seed corpus there too.
