@@ -526,24 +526,19 @@ using std::chrono::nanoseconds;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-/* A clock of nanoseconds whose time points the test chooses. */
-struct test_clock {
-    typedef nanoseconds duration;
-    typedef duration::rep rep;
-    typedef duration::period period;
-    typedef std::chrono::time_point<test_clock> time_point;
+/* Clocks whose time points the test chooses: one of nanoseconds, and one of
+ * seconds, for ticks finer than the clock. */
+template <class D>
+struct fixed_clock {
+    typedef D duration;
+    typedef typename D::rep rep;
+    typedef typename D::period period;
+    typedef std::chrono::time_point<fixed_clock> time_point;
     static const bool is_steady = true;
     static time_point now() { return time_point(); }
 };
-/* ... and one of seconds, for ticks finer than the clock. */
-struct coarse_clock {
-    typedef seconds duration;
-    typedef duration::rep rep;
-    typedef duration::period period;
-    typedef std::chrono::time_point<coarse_clock> time_point;
-    static const bool is_steady = true;
-    static time_point now() { return time_point(); }
-};
+typedef fixed_clock<nanoseconds> test_clock;
+typedef fixed_clock<seconds> coarse_clock;
 
 static test_clock::time_point at_ns(int64_t ns) { return test_clock::time_point(nanoseconds(ns)); }
 
