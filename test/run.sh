@@ -5,10 +5,12 @@
 #   test    the quick tier (under a minute on 2 cores): strict gcc and clang
 #           builds of every source, C++11, the conformance, differential
 #           (fuzz.c) and edge suites per kind under ASan + UBSan with short
-#           fuzz runs, the README example and the examples' tests.
+#           fuzz runs, the C++ interface (conformance through it, cxx.cpp,
+#           C++11 to 20), the README examples and the examples' tests.
 #   check   everything: the test tier with full fuzz runs, plus the other
 #           seven builds of the suites (-m32 among them), the bit scans,
-#           libFuzzer, the seed corpus replayed, the short soak, valgrind.
+#           libFuzzer, the seed corpus replayed, the short soak, valgrind,
+#           the fuzz and edge suites through the C++ interface.
 #
 # Every test is one command: a build (warnings are errors) or a run (it must
 # exit 0). Tests are registered in `registry` below, one line each, with the
