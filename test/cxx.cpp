@@ -201,6 +201,13 @@ static void calls()
     }), 4);
     CHECK_EQ(seen, 4);
     CHECK_EQ(sum, 0 + 1 + 2 + 3);
+    /* visit_until: the first non-zero ends the walk and is returned; 0 after all */
+    seen = 0;
+    CHECK_EQ(t.visit_until([&](item<Kind> &) { return ++seen == 2 ? 7 : 0; }), 7);
+    CHECK_EQ(seen, 2);
+    seen = 0;
+    CHECK_EQ(t.visit_until([&](item<Kind> &) { return ++seen == 0; }), 0); /* bool works too */
+    CHECK_EQ(seen, 4);
     CHECK(t.remove(it[0]));
     CHECK(!t.remove(it[0]));
     CHECK(!t.pending(it[0]) && !t.due(it[0]));
