@@ -112,9 +112,6 @@
  * TIMER_DEBUG and the asserts work as in C, through the C wrappers this file
  * instantiates once per kind (their messages name timers_insert, ...).
  */
-#ifndef TIMER_CONTAINERS_HPP
-#define TIMER_CONTAINERS_HPP
-
 #if !defined(__cplusplus)
 #error "timer_containers.hpp is C++: C code includes timer_containers.h"
 #endif
@@ -131,8 +128,14 @@
 #endif
 
 /* The C headers, as one file: what a project that copies files copies
- * beside this one (every install route installs both). */
+ * beside this one (every install route installs both). Before this file's
+ * guard, as each C header includes list.h before its own: a copy of this
+ * file of another version stops there, at list.h's version check, with an
+ * error that names both versions. */
 #include "timer_containers.h"
+
+#ifndef TIMER_CONTAINERS_HPP
+#define TIMER_CONTAINERS_HPP
 
 #include <chrono>
 #include <cstddef>

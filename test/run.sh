@@ -472,28 +472,32 @@ typedef struct timer { struct timer_set_node ts; struct timer_heap_node th; stru
 
 # version_clash COMPILER: a copy of the headers (and its single file) set
 # to another version by pkg/set_version.sh, included before or after ours,
-# in the split form or the single file: compiling stops, and the first error
-# is at the second copy's list.h (or single file) and names both versions.
-# The same version twice (another copy, unchanged) compiles.
+# in the split form, the single file or the .hpp (as C++, with COMPILER's
+# C++ compiler): compiling stops, and the first error is at the second
+# copy's list.h (or single file) and names both versions. The same version
+# twice (another copy, unchanged) compiles.
 version_clash() {
     vc_dir=$B/version-clash/$1
     rm -rf "$vc_dir" && mkdir -p "$vc_dir/other" "$vc_dir/same" || return 1
     vc_ours=$(sed -n 's/^#define TIMER_VERSION "\(.*\)"$/\1/p' ../list.h)
     vc_other=9.8.7
     mkdir -p "$vc_dir/other/pkg" && cp ../pkg/single_header.sh "$vc_dir/other/pkg/" &&
-        cp ../*.h ../meson.build "$vc_dir/other/" && cp ../*.h "$vc_dir/same/" &&
+        cp ../*.h ../*.hpp ../meson.build "$vc_dir/other/" && cp ../*.h ../*.hpp "$vc_dir/same/" &&
         sh ../pkg/set_version.sh "$vc_other" "$vc_dir/other" &&
         sh "$vc_dir/other/pkg/single_header.sh" "$vc_dir/other/timer_containers.h" || return 1
     for vc_case in "other/timer_wheel.h|$PWD/../timer_heap.h|$vc_ours (this header) and $vc_other" \
         "$PWD/../timer_set.h|other/timer_wheel_types.h|$vc_other (this header) and $vc_ours" \
         "other/timer_containers.h|$PWD/../timer_containers.h|$vc_ours (this header) and $vc_other" \
-        "$PWD/../timer_containers.h|other/list.h|$vc_other (this header) and $vc_ours"; do
+        "$PWD/../timer_containers.h|other/list.h|$vc_other (this header) and $vc_ours" \
+        "other/timer_containers.hpp|$PWD/../timer_containers.hpp|$vc_ours (this header) and $vc_other"; do
         vc_first=${vc_case%%|*}
         vc_rest=${vc_case#*|}
         vc_second=${vc_rest%%|*}
         vc_want=${vc_rest#*|}
+        # the .hpp as C++ (g++ for gcc, clang++ for clang)
+        case $vc_first in *.hpp) vc_cc="${1%cc}++ -std=c++11 -x c++" ;; *) vc_cc="$1 -std=c99" ;; esac
         printf '#include "%s"\n#include "%s"\nint main(void) { return 0; }\n' "$vc_first" "$vc_second" >"$vc_dir/case.c"
-        if $1 -std=c99 -Wall -Wextra -Wpedantic -I"$vc_dir" -fsyntax-only "$vc_dir/case.c" >"$vc_dir/out.txt" 2>&1; then
+        if $vc_cc -Wall -Wextra -Wpedantic -I"$vc_dir" -fsyntax-only "$vc_dir/case.c" >"$vc_dir/out.txt" 2>&1; then
             echo "$vc_first then $vc_second compiled"
             return 1
         fi
@@ -510,7 +514,10 @@ version_clash() {
     done
     printf '#include "same/timer_wheel.h"\n#include "%s/../timer_containers.h"\n#include "same/timer_set_types.h"\nint main(void) { return 0; }\n' \
         "$PWD" >"$vc_dir/same.c"
-    $1 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -fsyntax-only "$vc_dir/same.c"
+    $1 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -fsyntax-only "$vc_dir/same.c" &&
+        printf '#include "same/timer_containers.hpp"\n#include "%s/../timer_containers.hpp"\nint main() { return 0; }\n' \
+            "$PWD" >"$vc_dir/same.cpp" &&
+        "${1%cc}++" -std=c++11 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -fsyntax-only "$vc_dir/same.cpp"
 }
 
 # man_pages: every page under ../man renders with man -l and no warning
