@@ -94,9 +94,10 @@ CMAKEDIR ?= $(DATADIR)/cmake/timer_containers
 MANDIR ?= $(DATADIR)/man
 INSTALL ?= install
 
-# timer_containers.h: the other five in one file (make single-header)
+# timer_containers.h: the other five in one file (make single-header);
+# timer_containers.hpp: the C++ interface, over timer_containers.h
 HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h timer_set_types.h timer_heap_types.h \
-	timer_wheel_types.h timer_containers.h
+	timer_wheel_types.h timer_containers.h timer_containers.hpp
 MANPAGES = man/timer_set.3 man/timer_heap.3 man/timer_wheel.3 man/tlist.3
 VERSION := $(shell sed -n 's/^.define TIMER_VERSION "\([0-9.]*\)".*/\1/p' list.h)
 

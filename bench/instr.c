@@ -7,7 +7,12 @@
  * Compiled once per kind with exactly one of -DINSTR_FLOOR, -DINSTR_SET,
  * -DINSTR_HEAP, -DINSTR_WHEEL (as test/tk.h picks a kind), with make bench's
  * flags, and run natively by make check (test/run.sh) as a smoke test: the
- * same program, the same checks, no valgrind.
+ * same program, the same checks, no valgrind. Compiled as C++ with
+ * -DINSTR_CXX too (a container kind only): then every call goes through the
+ * class templates of timer_containers.hpp (test/cxx_shim.h gives them the C
+ * names this file calls), and each measured pop is C++'s own loop over the
+ * range pop returns, `for (struct item &x : c.pop(now))`, where C pops into a
+ * list and drains it: the rows instructions.sh sets against the C ones.
  *
  *   ./instr_KIND [--n 200000] [--conns 100000] [--seed 1] [--only random]
  *
@@ -41,6 +46,9 @@
 #if defined(INSTR_FLOOR) + defined(INSTR_SET) + defined(INSTR_HEAP) + defined(INSTR_WHEEL) != 1
 #error "compile with exactly one of -DINSTR_FLOOR, -DINSTR_SET, -DINSTR_HEAP, -DINSTR_WHEEL"
 #endif
+#if defined(INSTR_CXX) && (defined(INSTR_FLOOR) || !defined(__cplusplus))
+#error "-DINSTR_CXX: a container kind, compiled as C++"
+#endif
 
 /* A phase stays one function in the binary, under its own name, whatever
  * the optimiser would rather do: callgrind reports costs by function. gcc
@@ -61,18 +69,21 @@
 #define KIND_NODE struct timer_set_node
 #define KIND_DEFINE TIMER_SET_DEFINE_NAMED
 #define KIND_MIN_EXACT 1
+#define KIND_CORE set
 #elif defined(INSTR_HEAP)
 #include "timer_heap.h"
 #define KIND_NAME "heap"
 #define KIND_NODE struct timer_heap_node
 #define KIND_DEFINE TIMER_HEAP_DEFINE_NAMED
 #define KIND_MIN_EXACT 1
+#define KIND_CORE heap
 #elif defined(INSTR_WHEEL)
 #include "timer_wheel.h"
 #define KIND_NAME "wheel"
 #define KIND_NODE struct timer_wheel_node
 #define KIND_DEFINE TIMER_WHEEL_DEFINE_NAMED
 #define KIND_MIN_EXACT 0            /* min_time is a lower bound */
+#define KIND_CORE wheel
 #else
 #define KIND_NAME "floor"
 #endif
@@ -147,7 +158,13 @@ struct item {
     int64_t when;
 };
 
+#if defined(INSTR_CXX)
+#include "test/cxx_shim.h"
+typedef timer_containers::KIND_CORE<struct item, &item::node> ic_cxx;
+TIMER_CXX_SHIM(ic, ic_cxx, struct item, KIND_CORE)
+#else
 BENCH_EXPAND_DEFINE(KIND_DEFINE, ic, struct item, node)
+#endif
 
 /* ---- helpers (not measured) ------------------------------------------------ */
 
@@ -188,6 +205,15 @@ static void drain_all(ic *c, size_t want, const char *what)
  * (prev, now]: make bench's check (no early firing, none left behind). */
 static inline size_t pop_drain(ic *c, int64_t prev, int64_t now, size_t *bad)
 {
+#if defined(INSTR_CXX)
+    ic_cxx::due_range due = ic_obj(c).pop(now);
+    size_t k = due.popped(), seen = 0;
+
+    for (struct item &x : due) {
+        *bad += x.when > now || x.when <= prev;
+        seen++;
+    }
+#else
     struct tlist out = {0, 0};
     struct tlist *pos;
     size_t k = ic_pop(c, now, &out), seen = 0;
@@ -197,6 +223,7 @@ static inline size_t pop_drain(ic *c, int64_t prev, int64_t now, size_t *bad)
         *bad += x->when > now || x->when <= prev;
         seen++;
     }
+#endif
     *bad += seen != k;
     return k;
 }
@@ -223,14 +250,23 @@ PHASE size_t ph_remove(ic *c, struct item *it, size_t half)
  * (what a caller must do with it): exactly item i must come out. */
 PHASE size_t ph_pop(ic *c, struct item *it, size_t from, size_t to)
 {
+    size_t i, bad = 0;
+#if defined(INSTR_CXX)
+    for (i = from; i < to; i++) {
+        ic_cxx::due_range due = ic_obj(c).pop(ORDERED_WHEN(i));
+        bad += due.popped() != 1;
+        for (struct item &x : due)
+            bad += &x != &it[i];
+    }
+#else
     struct tlist out = {0, 0};
     struct tlist *pos;
-    size_t i, bad = 0;
     for (i = from; i < to; i++) {
         bad += ic_pop(c, ORDERED_WHEN(i), &out) != 1;
         tlist_drain(pos, &out)
             bad += ic_entry(pos) != &it[i];
     }
+#endif
     return bad;
 }
 
@@ -238,9 +274,19 @@ PHASE size_t ph_pop(ic *c, struct item *it, size_t from, size_t to)
  * wheel a lower bound of the next expiry). */
 PHASE size_t ph_min_time_pop(ic *c, struct item *it, size_t from, size_t to)
 {
+    size_t i, bad = 0;
+#if defined(INSTR_CXX)
+    for (i = from; i < to; i++) {
+        int64_t t = ic_obj(c).min_time();
+        bad += t > ORDERED_WHEN(i) || (KIND_MIN_EXACT && t != ORDERED_WHEN(i));
+        ic_cxx::due_range due = ic_obj(c).pop(ORDERED_WHEN(i));
+        bad += due.popped() != 1;
+        for (struct item &x : due)
+            bad += &x != &it[i];
+    }
+#else
     struct tlist out = {0, 0};
     struct tlist *pos;
-    size_t i, bad = 0;
     for (i = from; i < to; i++) {
         int64_t t = ic_min_time(c);
         bad += t > ORDERED_WHEN(i) || (KIND_MIN_EXACT && t != ORDERED_WHEN(i));
@@ -248,15 +294,26 @@ PHASE size_t ph_min_time_pop(ic *c, struct item *it, size_t from, size_t to)
         tlist_drain(pos, &out)
             bad += ic_entry(pos) != &it[i];
     }
+#endif
     return bad;
 }
 
 /* An event loop's round: sleep until next_expiry, pop at it, drain. */
 PHASE size_t ph_next_expiry_pop(ic *c, struct item *it, size_t from, size_t to)
 {
+    size_t i, bad = 0;
+#if defined(INSTR_CXX)
+    for (i = from; i < to; i++) {
+        int64_t t = ic_obj(c).next_expiry();
+        bad += t != ORDERED_WHEN(i);
+        ic_cxx::due_range due = ic_obj(c).pop(t);
+        bad += due.popped() != 1;
+        for (struct item &x : due)
+            bad += &x != &it[i];
+    }
+#else
     struct tlist out = {0, 0};
     struct tlist *pos;
-    size_t i, bad = 0;
     for (i = from; i < to; i++) {
         int64_t t = ic_next_expiry(c);
         bad += t != ORDERED_WHEN(i);
@@ -264,6 +321,7 @@ PHASE size_t ph_next_expiry_pop(ic *c, struct item *it, size_t from, size_t to)
         tlist_drain(pos, &out)
             bad += ic_entry(pos) != &it[i];
     }
+#endif
     return bad;
 }
 
@@ -272,15 +330,26 @@ PHASE size_t ph_next_expiry_pop(ic *c, struct item *it, size_t from, size_t to)
  * call, every pending item later than the last call. */
 PHASE size_t ph_pop_none(ic *c, size_t calls)
 {
-    struct tlist out = {0, 0};
-    struct tlist *pos;
     size_t bad = 0;
     int64_t now;
+#if defined(INSTR_CXX)
+    for (now = 0; now < (int64_t)calls; now++) {
+        ic_cxx::due_range due = ic_obj(c).pop(now);
+        bad += due.popped();
+        for (struct item &x : due) {
+            (void)x;
+            bad++;
+        }
+    }
+#else
+    struct tlist out = {0, 0};
+    struct tlist *pos;
     for (now = 0; now < (int64_t)calls; now++) {
         bad += ic_pop(c, now, &out);
         tlist_drain(pos, &out)
             bad++;
     }
+#endif
     return bad;
 }
 

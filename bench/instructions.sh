@@ -7,7 +7,11 @@
 # with its cache simulation; reads each phase function's inclusive cost from
 # the callgrind files, divides it by the operations the driver says that
 # phase ran (its "cell" lines), prints the tables and writes CSV. The
-# options after CSV go to every driver (--n, --conns, --seed).
+# options after CSV go to every driver (--n, --conns, --seed). Last, the
+# same driver compiled as C++ (DIR/instr_cxx_KIND: every call through
+# timer_containers.hpp) against the C rows: its counts, and how much they
+# differ from C's, cell by cell; and the callback events, per form of
+# callable (DIR/instr_events, instr_events.cpp).
 #
 # It measures and reports, and fails only when a run does: a driver that
 # finds a wrong result exits non-zero, and so does this script, without a
@@ -21,6 +25,8 @@ shift 2
 
 KINDS="floor set heap wheel"
 CACHE_KINDS="set heap wheel"
+CXX_KINDS="cxx_set cxx_heap cxx_wheel"
+EVENTS=events
 # The cache model: a 32 KB 8-way L1 (an EPYC's L1d) and, as the last level,
 # a 1 MB 8-way cache: the L2 of this machine's cores. With its 32 MB L3 as
 # the last level every row's data (under 12 MB) would fit, and LL misses
@@ -29,7 +35,7 @@ CACHE_MODEL="--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,8,64"
 
 # Every run at once: under callgrind each is one process; on 2 cores the
 # whole takes under a minute.
-for k in $KINDS; do
+for k in $KINDS $CXX_KINDS $EVENTS; do
     valgrind --tool=callgrind --dump-instr=no --log-file="$dir/$k.valgrind.log" \
         --callgrind-out-file="$dir/$k.cg" "$dir/instr_$k" "$@" \
         >"$dir/$k.cells" 2>"$dir/$k.err" &
@@ -44,7 +50,7 @@ for k in $CACHE_KINDS; do
 done
 
 failed=0
-for k in $KINDS; do
+for k in $KINDS $CXX_KINDS $EVENTS; do
     eval "wait \$pid_$k" || {
         echo "bench-instructions: instr_$k failed under callgrind (exit $?):"
         sed 's/^/  /' "$dir/$k.err" | tail -n 20
@@ -63,7 +69,7 @@ done
 [ "$failed" = 0 ] || exit 1
 
 files=
-for k in $KINDS; do
+for k in $KINDS $CXX_KINDS $EVENTS; do
     files="$files $dir/$k.cg $dir/$k.cells"
 done
 for k in $CACHE_KINDS; do
@@ -71,7 +77,8 @@ for k in $CACHE_KINDS; do
 done
 
 # shellcheck disable=SC2086
-awk -v csv="$csv" -v kinds="$KINDS" -v cache_kinds="$CACHE_KINDS" -v cache_model="$CACHE_MODEL" '
+awk -v csv="$csv" -v kinds="$KINDS" -v cache_kinds="$CACHE_KINDS" -v cxx_kinds="$CXX_KINDS" \
+    -v cache_model="$CACHE_MODEL" '
 # The callgrind file (format: valgrind manual, "Callgrind Format
 # Specification"): "fn=(id) name" and "cfn=(id) name" name a function the
 # first time its id appears, "(id)" alone later. After "calls=COUNT TARGET"
@@ -99,6 +106,12 @@ FNR == 1 {
     id = s
     sub(/\).*/, "", id)
     sub(/^[0-9]+\) ?/, "", s)
+    # C++: "ph_pop(ic*, item*, unsigned long)" is ph_pop; a clone keeps its
+    # " [clone .cold]", so that it stays another function
+    if (i = index(s, "(")) {
+        clone = match(s, / \[clone [^]]*\]$/) ? substr(s, RSTART) : ""
+        s = substr(s, 1, i - 1) clone
+    }
     if (s != "")
         name[kind, cache, id] = s
     if (callee)
@@ -241,6 +254,70 @@ END {
         }
         printf "\n"
     }
+    # Through the C++ interface: the same cells, and their difference from C.
+    nx = split(cxx_kinds, X, " ")
+    printf "\nThrough the C++ interface (instr.c compiled as C++, every call through timer_containers.hpp;\n"
+    printf "compiler: %s): instructions per operation, and the difference from C below each row\n", \
+        info[X[1], "compiler"]
+    printf "%-10s", ""
+    for (j = 1; j <= nops; j++)
+        printf "%" W[j] "s", H[j]
+    printf "\n"
+    worst = ""
+    for (i = 1; i <= nx; i++) {
+        c = X[i]; sub(/^cxx_/, "", c)
+        printf "%-10s", c " C++"
+        for (j = 1; j <= nops; j++)
+            printf "%s", fmt(per_op(X[i], 0, "ops", O[j], "Ir"), W[j])
+        printf "\n%-10s", "  vs C"
+        for (j = 1; j <= nops; j++)
+            printf "%" W[j] "s", vs(per_op(X[i], 0, "ops", O[j], "Ir"), per_op(c, 0, "ops", O[j], "Ir"), c " " O[j])
+        printf "\n"
+    }
+    printf "\n%-8s %-6s %12s %8s %8s %11s %9s %9s\n", "workload", "C++", "total/timer", "insert", "remove", \
+        "reschedule", "pop/item", "pop/call"
+    for (w = 1; w <= nw; w++)
+        for (i = 1; i <= nx; i++) {
+            c = X[i]; sub(/^cxx_/, "", c)
+            printf "%-8s %-6s", WL[w], c
+            for (j = 1; j <= 6; j++)
+                printf " %s", fmt(per_op(X[i], 0, WL[w], WO[j], "Ir"), WW[j])
+            printf "\n%-15s", "  vs C"
+            for (j = 1; j <= 6; j++)
+                printf " %" WW[j] "s", vs(per_op(X[i], 0, WL[w], WO[j], "Ir"), per_op(c, 0, WL[w], WO[j], "Ir"), \
+                    c " " WL[w] " " WO[j])
+            printf "\n"
+        }
+    if (worst != "")
+        printf "\nC++ against C: the largest difference is %+.1f%% (%s); the smallest %+.1f%% (%s)\n", \
+            worst_d, worst, best_d, best
+
+    # The callback events, per form of callable.
+    printf "\nCallback events (timer_containers.hpp, a wheel; %s events at as many ticks, one run_due a tick):\n", \
+        info["events", "n"]
+    printf "instructions per event; the bytes of an event and its heap allocations\n"
+    printf "%-34s %5s %6s %7s %7s %8s %7s\n", "form", "bytes", "allocs", "make", "arm", "run_due", "drop"
+    nf = split("c functor callback function function32", F, " ")
+    split("C: an item with a function pointer|functor (a lambda'\''s own type)|tc::callback (function + argument)|std::function, 16-byte callable|std::function, 32-byte callable", FN, "|")
+    for (i = 1; i <= nf; i++) {
+        printf "%-34s %5s %6s", FN[i], info["events", "ev_bytes_" F[i]], info["events", "ev_allocs_" F[i]]
+        split("make arm run drop", EO, " ")
+        split("7 7 8 7", EW, " ")
+        for (j = 1; j <= 4; j++)
+            printf " %s", fmt(per_op("events", 0, "events", F[i] "-" EO[j], "Ir"), EW[j])
+        printf "\n"
+    }
     printf "\nCSV: %s\n", csv
     exit bad
+}
+# "+1.2%": how much x exceeds the C figure y; remembers the extremes
+function vs(x, y, what,    d) {
+    if (x == "" || y == "" || y == 0)
+        return "-"
+    d = (x - y) * 100 / y
+    if (d > -0.05 && d < 0.05)
+        d = 0
+    if (worst == "" || d > worst_d) { worst_d = d; worst = what }
+    if (best == "" || d < best_d) { best_d = d; best = what }
+    return sprintf("%+.1f%%", d)
 }' $files

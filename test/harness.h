@@ -34,16 +34,26 @@ struct titem {
 };
 typedef struct titem titem;
 
+#define TK_CAT_(a, b, c) a##b##c
+#define TK_CAT(a, b, c) TK_CAT_(a, b, c)
+
+#if defined(TK_CXX)
+/* Built as C++ with -DTK_CXX: the container under test is the C++ class
+ * template of the kind (timer_containers.hpp), and tc_*() call its members
+ * (cxx_shim.h), so every test written over tc_*() checks the C++ interface. */
+#include "cxx_shim.h"
+typedef timer_containers::TK_SUFFIX<titem, &titem::node> tc_cxx;
+TIMER_CXX_SHIM(tc, tc_cxx, struct titem, TK_SUFFIX)
+#else
 /* DEFINE_NAMED over a `struct` type: the container tc and tc_*(). */
 TK_DEFINE_NAMED(tc, struct titem, node)
+#endif
 /* DEFINE over a typedef, second member: titem_set, titem_heap or titem_wheel. */
 TK_DEFINE(titem, node2)
 
 /* An item's result-list link: every node type begins with it. */
 #define TH_LINK(it) ((struct tlist *)(void *)&(it)->node)
 
-#define TK_CAT_(a, b, c) a##b##c
-#define TK_CAT(a, b, c) TK_CAT_(a, b, c)
 /* T2(insert) is titem_<kind>_insert; T2_TYPE is the second container type. */
 #define T2(fn) TK_CAT(titem_, TK_SUFFIX, _##fn)
 #define T2_TYPE TK_CAT(titem_, TK_SUFFIX, )

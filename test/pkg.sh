@@ -3,10 +3,11 @@
 # install it (into a fresh prefix under WORKDIR, never elsewhere) or add it
 # as a subproject, then build AND run the consumer programs of test/pkg/,
 # which check exact pop results and that TIMER_VERSION is the package's
-# (consumer.c twice: through the headers and through timer_containers.h),
-# and an application with a list.h, a struct timer_heap and a
-# TIMER_TYPES_ONLY of its own (app.c, lib.c, own/list.h), its include
-# directory before the library's and after it (v2.2).
+# (consumer.c twice: through the headers and through timer_containers.h;
+# consumer.cpp through timer_containers.hpp, the C++ interface), and an
+# application with a list.h, a struct timer_heap and a TIMER_TYPES_ONLY of
+# its own (app.c, lib.c, own/list.h), its include directory before the
+# library's and after it (v2.2).
 #
 #   make-install      make install PREFIX=...; cc -I<prefix>/include; man 3
 #                     timer_wheel there; and with DESTDIR, the files land
@@ -34,7 +35,8 @@
 # naming its Debian package. The subproject routes use the checkout's files
 # that git tracks or would track (untracked, not ignored), so a build
 # directory inside the checkout is never part of the test. Environment: CC
-# (default cc). Consumers build with -std=c99 -Wall -Wextra -Wpedantic -Werror.
+# (default cc), CXX (default c++). Consumers build with -std=c99 -Wall -Wextra
+# -Wpedantic -Werror, and the C++ one with -std=c++11 and those warnings.
 # The route's directory under WORKDIR is removed when it passes, kept when not.
 
 set -u
@@ -51,9 +53,10 @@ esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P) || exit 1
 mkdir -p "$2" || exit 1
 WORKDIR=$(cd "$2" && pwd -P) || exit 1
-: "${CC:=cc}"
-export CC
+: "${CC:=cc}" "${CXX:=c++}"
+export CC CXX
 WARN="-std=c99 -Wall -Wextra -Wpedantic -Werror"
+CXXWARN="-std=c++11 -Wall -Wextra -Wpedantic -Werror"
 CONSUMER=$ROOT/test/pkg
 
 now() { date +%s.%N; }
@@ -147,27 +150,36 @@ from_dir() {
         *) fail "the consumer read $fd_path, not the header under $fd_dir" ;;
         esac
     done
-    echo "  (every timer_wheel.h and timer_containers.h the compiler read is under $fd_dir)"
+    echo "  (every timer_wheel.h, timer_containers.h and timer_containers.hpp the compiler read is under $fd_dir)"
 }
 
-# The timer_wheel.h and timer_containers.h files ninja recorded for the
-# builds in BUILD.
-ninja_headers() {
-    ninja -C "$BUILD" -t deps | sed -n -e 's/^ *\(.*timer_wheel\.h\)$/\1/p' \
-        -e 's/^ *\(.*timer_containers\.h\)$/\1/p' | sort -u
+# from_ninja DIR: every timer_wheel.h, timer_containers.h and
+# timer_containers.hpp that ninja recorded for the builds in BUILD lies in
+# DIR (from_dir), and the C++ consumer read the .hpp.
+from_ninja() {
+    fn_list=$(ninja -C "$BUILD" -t deps | sed -n -e 's/^ *\(.*timer_wheel\.h\)$/\1/p' \
+        -e 's/^ *\(.*timer_containers\.hpp*\)$/\1/p' | sort -u)
+    case $fn_list in *.hpp*) ;; *) fail "no build read timer_containers.hpp (consumer_cxx?)" ;; esac
+    # shellcheck disable=SC2086 # the list is words
+    from_dir "$1" $fn_list
 }
 
 # cc_consumer OUT DEFINE-VERSION FLAGS...: build consumer.c directly (with
-# -DUSE_SINGLE_HEADER among FLAGS, through timer_containers.h alone).
+# -DUSE_SINGLE_HEADER among FLAGS, through timer_containers.h alone), or
+# consumer.cpp with CXX when OUT ends in _cxx.
 cc_consumer() {
     cc_out=$1
     cc_version=$2
     shift 2
-    run "$CC" $WARN "$@" "-DEXPECTED_VERSION=\"$cc_version\"" "$CONSUMER/consumer.c" -o "$cc_out"
+    case $cc_out in
+    *_cxx) cc_cc=$CXX cc_warn=$CXXWARN cc_src=$CONSUMER/consumer.cpp ;;
+    *) cc_cc=$CC cc_warn=$WARN cc_src=$CONSUMER/consumer.c ;;
+    esac
+    run "$cc_cc" $cc_warn "$@" "-DEXPECTED_VERSION=\"$cc_version\"" "$cc_src" -o "$cc_out"
     BUILD=$W
     # shellcheck disable=SC2046 # the dependency list is words
-    from_dir "$PREFIX/include/timer_containers" $("$CC" $WARN "$@" -DEXPECTED_VERSION='""' -M \
-        "$CONSUMER/consumer.c" | tr ' \\' '\n\n' | grep -E 'timer_(wheel|containers)\.h$')
+    from_dir "$PREFIX/include/timer_containers" $("$cc_cc" $cc_warn "$@" -DEXPECTED_VERSION='""' -M \
+        "$cc_src" | tr ' \\' '\n\n' | grep -E 'timer_(wheel|containers)\.hp*$')
 }
 
 # cc_own PREFIX-CFLAGS...: build app.c and lib.c with the application's
@@ -217,6 +229,7 @@ VERSION=$(list_h_version)
 MAJOR_MINOR=$(echo "$VERSION" | cut -d. -f1,2)
 need make make
 need "${CC%% *}" "gcc (or the package of CC=$CC)"
+need "${CXX%% *}" "g++ (or the package of CXX=$CXX)"
 
 case "$ROUTE" in
 make-install)
@@ -226,7 +239,7 @@ make-install)
         include/timer_containers/timer_set.h include/timer_containers/timer_heap.h \
         include/timer_containers/timer_wheel.h include/timer_containers/timer_containers.h \
         include/timer_containers/timer_set_types.h include/timer_containers/timer_heap_types.h \
-        include/timer_containers/timer_wheel_types.h \
+        include/timer_containers/timer_wheel_types.h include/timer_containers/timer_containers.hpp \
         share/pkgconfig/timer-containers.pc \
         share/cmake/timer_containers/timer_containersConfig.cmake \
         share/cmake/timer_containers/timer_containersConfigVersion.cmake \
@@ -239,6 +252,8 @@ make-install)
     exec_ok "$W/consumer"
     cc_consumer "$W/consumer_single" "$VERSION" -I"$PREFIX/include" -DUSE_SINGLE_HEADER
     exec_ok "$W/consumer_single"
+    cc_consumer "$W/consumer_cxx" "$VERSION" -I"$PREFIX/include"
+    exec_ok "$W/consumer_cxx"
     cc_own -I"$PREFIX/include"
     # Staged: files under DESTDIR, nothing of DESTDIR in the files.
     run make -C "$ROOT" install PREFIX=/opt/timer-containers DESTDIR="$W/stage"
@@ -273,6 +288,9 @@ pkg-config)
     cc_consumer "$W/consumer_single" "$pc_version" $cflags -DUSE_SINGLE_HEADER
     exec_ok "$W/consumer_single"
     # shellcheck disable=SC2086 # cflags are words
+    cc_consumer "$W/consumer_cxx" "$pc_version" $cflags
+    exec_ok "$W/consumer_cxx"
+    # shellcheck disable=SC2086 # cflags are words
     cc_own $cflags
     ;;
 
@@ -287,12 +305,12 @@ find_package)
         BUILD=$W/build-$(basename "$p")
         run cmake -G Ninja -S "$CONSUMER" -B "$BUILD" -DTC_MODE=find_package \
             -DCMAKE_PREFIX_PATH="$p" -DTC_REQUEST="$MAJOR_MINOR" -DTC_EXPECT_PREFIX="$p" \
-            -DCMAKE_C_FLAGS="$WARN"
+            -DCMAKE_C_FLAGS="$WARN" -DCMAKE_CXX_FLAGS="$CXXWARN"
         run cmake --build "$BUILD"
-        # shellcheck disable=SC2046
-        from_dir "$p/include/timer_containers" $(ninja_headers)
+        from_ninja "$p/include/timer_containers"
         exec_ok "$BUILD/consumer"
         exec_ok "$BUILD/consumer_single"
+        exec_ok "$BUILD/consumer_cxx"
         exec_ok "$BUILD/own_before"
         exec_ok "$BUILD/own_after"
         [ "$p" = "$PREFIX" ] && run mv "$PREFIX" "$W/moved"
@@ -305,12 +323,13 @@ add_subdirectory)
     snapshot "$W/src"
     BUILD=$W/build
     run cmake -G Ninja -S "$CONSUMER" -B "$BUILD" -DTC_MODE=add_subdirectory \
-        -DTC_SOURCE="$W/src" -DTC_EXPECT_VERSION="$VERSION" -DCMAKE_C_FLAGS="$WARN"
+        -DTC_SOURCE="$W/src" -DTC_EXPECT_VERSION="$VERSION" -DCMAKE_C_FLAGS="$WARN" \
+        -DCMAKE_CXX_FLAGS="$CXXWARN"
     run cmake --build "$BUILD"
-    # shellcheck disable=SC2046
-    from_dir "$W" $(ninja_headers)
+    from_ninja "$W"
     exec_ok "$BUILD/consumer"
     exec_ok "$BUILD/consumer_single"
+    exec_ok "$BUILD/consumer_cxx"
     exec_ok "$BUILD/own_before"
     exec_ok "$BUILD/own_after"
     run cmake --install "$BUILD" --prefix "$W/parent-prefix"
@@ -326,12 +345,12 @@ fetchcontent)
     BUILD=$W/build
     run cmake -G Ninja -S "$CONSUMER" -B "$BUILD" -DTC_MODE=fetchcontent \
         -DTC_URL="file://$W/timer_containers.tar.gz" -DTC_EXPECT_VERSION="$VERSION" \
-        -DCMAKE_C_FLAGS="$WARN"
+        -DCMAKE_C_FLAGS="$WARN" -DCMAKE_CXX_FLAGS="$CXXWARN"
     run cmake --build "$BUILD"
-    # shellcheck disable=SC2046
-    from_dir "$BUILD/_deps" $(ninja_headers)
+    from_ninja "$BUILD/_deps"
     exec_ok "$BUILD/consumer"
     exec_ok "$BUILD/consumer_single"
+    exec_ok "$BUILD/consumer_cxx"
     exec_ok "$BUILD/own_before"
     exec_ok "$BUILD/own_after"
     ;;
@@ -341,17 +360,17 @@ meson)
     need ninja ninja-build
     P=$W/project
     mkdir -p "$P/subprojects" || fail "mkdir $P"
-    run cp -R "$CONSUMER/meson.build" "$CONSUMER/consumer.c" "$CONSUMER/app.c" "$CONSUMER/lib.c" \
-        "$CONSUMER/lib_api.h" "$CONSUMER/own" "$P/"
+    run cp -R "$CONSUMER/meson.build" "$CONSUMER/consumer.c" "$CONSUMER/consumer.cpp" "$CONSUMER/app.c" \
+        "$CONSUMER/lib.c" "$CONSUMER/lib_api.h" "$CONSUMER/own" "$P/"
     snapshot "$P/subprojects/timer_containers"
     BUILD=$W/build
     # No timer-containers from the system: the subproject must provide it.
     run meson setup "$BUILD" "$P" --force-fallback-for=timer-containers
     run ninja -C "$BUILD"
-    # shellcheck disable=SC2046
-    from_dir "$W" $(ninja_headers)
+    from_ninja "$W"
     exec_ok "$BUILD/consumer"
     exec_ok "$BUILD/consumer_single"
+    exec_ok "$BUILD/consumer_cxx"
     exec_ok "$BUILD/own_before"
     exec_ok "$BUILD/own_after"
     # meson install of the library itself = make install.

@@ -5,10 +5,14 @@
 #   test    the quick tier (under a minute on 2 cores): strict gcc and clang
 #           builds of every source, C++11, the conformance, differential
 #           (fuzz.c) and edge suites per kind under ASan + UBSan with short
-#           fuzz runs, the README example and the examples' tests.
+#           fuzz runs, the C++ interface (conformance through it, cxx.cpp
+#           as C++11 with g++ and C++20 with clang++), the README examples
+#           and the examples' tests.
 #   check   everything: the test tier with full fuzz runs, plus the other
 #           seven builds of the suites (-m32 among them), the bit scans,
-#           libFuzzer, the seed corpus replayed, the short soak, valgrind.
+#           libFuzzer, the seed corpus replayed, the short soak, valgrind,
+#           the fuzz and edge suites through the C++ interface, cxx.cpp at
+#           every standard from C++11 to 20 with both compilers.
 #
 # Every test is one command: a build (warnings are errors) or a run (it must
 # exit 0). Tests are registered in `registry` below, one line each, with the
@@ -68,6 +72,8 @@ ALL_KINDS="set heap wheel"
 KINDS=$ALL_KINDS
 C99="-std=c99 -Wall -Wextra -Wpedantic -Werror -Wshadow -I.."
 CXX11="-std=c++11 -Wall -Wextra -Werror -I.."
+# what strict C++ users turn on: cxx.cpp and the C++ examples build with it
+CXX_STRICT="-Wall -Wextra -Wpedantic -Wconversion -Wold-style-cast -Wshadow -Werror -I.."
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 # abort_on_error: th_on_abort then prints the failing step after the report
 ASAN_OPTIONS=abort_on_error=1
@@ -127,6 +133,41 @@ registry() {
         if [ "$c" = "$quick_san" ]; then c_tier=test; else c_tier=check; fi
         needs "asan.$c.*" "$c not installed" have "$c"
         suite "$c_tier" "asan.$c" "$c" "$SAN_STEPS" $C99 -O1 -g $SAN
+    done
+    needs -
+
+    # timer_containers.hpp, the C++ interface. The suites through it (built
+    # as C++ with -DTK_CXX, harness.h calls the class templates) under ASan +
+    # UBSan: conformance in make test, fuzz and edge in make check. cxx.cpp,
+    # what C++ adds (RAII, the due range, chrono, events): built and run as
+    # C++20 under ASan + UBSan (its events destroy events) and as C++11
+    # without exceptions or RTTI in make test; -fsyntax-only at the other
+    # standards with both compilers, with TIMER_DEBUG and at -O2 in make
+    # check (make test with the C++ part merged into 2.2 went over a minute
+    # on 2 busy cores: the syntax-only builds were its slowest C++ entries
+    # that other builds stand for). make test builds its C++ at -O0:
+    # templates compile in half the time. A node of the wrong kind must not
+    # compile.
+    if have clang++; then quick_cxx=clang++; else quick_cxx=g++; fi
+    suite_progs=conform
+    suite test c++.asan "$quick_cxx" "$SAN_STEPS" $CXX11 -O0 -g $SAN -x c++ -DTK_CXX
+    suite_progs="edge fuzz"
+    suite check c++.asan "$quick_cxx" "$SAN_STEPS" $CXX11 -O1 -g $SAN -x c++ -DTK_CXX
+    suite_progs=
+    t c++.api.asan                  test  -  build_run c++/api_asan "$quick_cxx" -std=c++20 $CXX_STRICT -O0 -g $SAN cxx.cpp
+    t c++.api.misuse                test  c++.api.asan  expect_abort "timer_heap_remove: the item is pending in another heap" "$B/c++/api_asan" misuse
+    t c++.api.no-exceptions         test  -  build_run c++/api_noexc g++ -std=c++11 $CXX_STRICT -O0 -fno-exceptions -fno-rtti cxx.cpp
+    t c++.api.o2                    check -  build_run c++/api_o2 g++ -std=c++14 $CXX_STRICT -O2 cxx.cpp
+    t c++.api.debug                 check -  build_run c++/api_debug g++ -std=c++17 $CXX_STRICT -O1 -g -DTIMER_DEBUG cxx.cpp
+    t c++.self-contained            test  -  cxx_self_contained g++
+    for c in g++ clang++; do
+        needs "c++*.$c.*" "$c not installed" have "$c"
+        for std in 11 14 17 20; do
+            # the two builds above stand for their own standard and compiler
+            [ "$c$std" = g++11 ] || [ "$c$std" = "${quick_cxx}20" ] && continue
+            t c++$std.$c.syntax-only check -  "$c" -std=c++$std $CXX_STRICT -fsyntax-only cxx.cpp
+        done
+        t c++.$c.wrong-node         test  -  cxx_wrong_node "$c"
     done
     needs -
 
@@ -261,11 +302,18 @@ registry() {
     # make bench-instructions' driver (bench/instr.c), run natively over a
     # few thousand timers: it checks every phase's results and exits non-zero
     # on a wrong one, so the counts it gives under callgrind are of correct
-    # runs (the counts themselves need valgrind: make bench-instructions).
+    # runs (the counts themselves need valgrind: make bench-instructions); and
+    # compiled as C++, through timer_containers.hpp; and the events' driver.
     for k in floor $ALL_KINDS; do
         t bench-instr.build.$k      check -  build instr/instr_$k "$CC" $C99 -O2 -DNDEBUG -I../bench -DINSTR_$(upper $k) ../bench/instr.c -lm
         t bench-instr.$k            check bench-instr.build.$k  "$B/instr/instr_$k" --n 3000 --conns 1000
     done
+    for k in $ALL_KINDS; do
+        t bench-instr.build.cxx_$k  check -  build instr/instr_cxx_$k g++ $CXX11 -Wpedantic -O2 -DNDEBUG -I../bench -x c++ -DINSTR_CXX -DINSTR_$(upper $k) ../bench/instr.c -lm
+        t bench-instr.cxx_$k        check bench-instr.build.cxx_$k  "$B/instr/instr_cxx_$k" --n 3000 --conns 1000
+    done
+    t bench-instr.build.events      check -  build instr/instr_events g++ -std=c++11 $CXX_STRICT -O2 -DNDEBUG ../bench/instr_events.cpp
+    t bench-instr.events            check bench-instr.build.events  "$B/instr/instr_events" --n 3000
 
     # The soak, short (make soak runs 10 million timers per round), and
     # smaller still under valgrind memcheck, with the seed corpus there too.
@@ -281,17 +329,17 @@ registry() {
     needs -
 }
 
-# suite TIER CONFIG COMPILER STEPS FLAGS...: conform, fuzz and edge for each
-# kind in $KINDS: CONFIG.build.PROG.KIND builds $B/CONFIG/PROG_KIND, and
-# CONFIG.PROG.KIND runs it (fuzz with STEPS steps). Edge first: its runs are
-# the longest.
+# suite TIER CONFIG COMPILER STEPS FLAGS...: conform, fuzz and edge (or the
+# programs in $suite_progs) for each kind in $KINDS: CONFIG.build.PROG.KIND
+# builds $B/CONFIG/PROG_KIND, and CONFIG.PROG.KIND runs it (fuzz with STEPS
+# steps). Edge first: its runs are the longest.
 suite() {
     s_tier=$1
     s_cfg=$2
     s_cc=$3
     s_steps=$4
     shift 4
-    for p in edge fuzz conform; do
+    for p in ${suite_progs:-edge fuzz conform}; do
         for k in $KINDS; do
             t "$s_cfg.build.$p.$k" "$s_tier" - build "$s_cfg/${p}_$k" "$s_cc" "$@" -DTK_$(upper $k) $p.c
             if [ $p = fuzz ]; then
@@ -429,28 +477,32 @@ typedef struct timer { struct timer_set_node ts; struct timer_heap_node th; stru
 
 # version_clash COMPILER: a copy of the headers (and its single file) set
 # to another version by pkg/set_version.sh, included before or after ours,
-# in the split form or the single file: compiling stops, and the first error
-# is at the second copy's list.h (or single file) and names both versions.
-# The same version twice (another copy, unchanged) compiles.
+# in the split form, the single file or the .hpp (as C++, with COMPILER's
+# C++ compiler): compiling stops, and the first error is at the second
+# copy's list.h (or single file) and names both versions. The same version
+# twice (another copy, unchanged) compiles.
 version_clash() {
     vc_dir=$B/version-clash/$1
     rm -rf "$vc_dir" && mkdir -p "$vc_dir/other" "$vc_dir/same" || return 1
     vc_ours=$(sed -n 's/^#define TIMER_VERSION "\(.*\)"$/\1/p' ../list.h)
     vc_other=9.8.7
     mkdir -p "$vc_dir/other/pkg" && cp ../pkg/single_header.sh "$vc_dir/other/pkg/" &&
-        cp ../*.h ../meson.build "$vc_dir/other/" && cp ../*.h "$vc_dir/same/" &&
+        cp ../*.h ../*.hpp ../meson.build "$vc_dir/other/" && cp ../*.h ../*.hpp "$vc_dir/same/" &&
         sh ../pkg/set_version.sh "$vc_other" "$vc_dir/other" &&
         sh "$vc_dir/other/pkg/single_header.sh" "$vc_dir/other/timer_containers.h" || return 1
     for vc_case in "other/timer_wheel.h|$PWD/../timer_heap.h|$vc_ours (this header) and $vc_other" \
         "$PWD/../timer_set.h|other/timer_wheel_types.h|$vc_other (this header) and $vc_ours" \
         "other/timer_containers.h|$PWD/../timer_containers.h|$vc_ours (this header) and $vc_other" \
-        "$PWD/../timer_containers.h|other/list.h|$vc_other (this header) and $vc_ours"; do
+        "$PWD/../timer_containers.h|other/list.h|$vc_other (this header) and $vc_ours" \
+        "other/timer_containers.hpp|$PWD/../timer_containers.hpp|$vc_ours (this header) and $vc_other"; do
         vc_first=${vc_case%%|*}
         vc_rest=${vc_case#*|}
         vc_second=${vc_rest%%|*}
         vc_want=${vc_rest#*|}
+        # the .hpp as C++ (g++ for gcc, clang++ for clang)
+        case $vc_first in *.hpp) vc_cc="${1%cc}++ -std=c++11 -x c++" ;; *) vc_cc="$1 -std=c99" ;; esac
         printf '#include "%s"\n#include "%s"\nint main(void) { return 0; }\n' "$vc_first" "$vc_second" >"$vc_dir/case.c"
-        if $1 -std=c99 -Wall -Wextra -Wpedantic -I"$vc_dir" -fsyntax-only "$vc_dir/case.c" >"$vc_dir/out.txt" 2>&1; then
+        if $vc_cc -Wall -Wextra -Wpedantic -I"$vc_dir" -fsyntax-only "$vc_dir/case.c" >"$vc_dir/out.txt" 2>&1; then
             echo "$vc_first then $vc_second compiled"
             return 1
         fi
@@ -467,7 +519,10 @@ version_clash() {
     done
     printf '#include "same/timer_wheel.h"\n#include "%s/../timer_containers.h"\n#include "same/timer_set_types.h"\nint main(void) { return 0; }\n' \
         "$PWD" >"$vc_dir/same.c"
-    $1 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -fsyntax-only "$vc_dir/same.c"
+    $1 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -fsyntax-only "$vc_dir/same.c" &&
+        printf '#include "same/timer_containers.hpp"\n#include "%s/../timer_containers.hpp"\nint main() { return 0; }\n' \
+            "$PWD" >"$vc_dir/same.cpp" &&
+        "${1%cc}++" -std=c++11 -Wall -Wextra -Wpedantic -Werror -I"$vc_dir" -fsyntax-only "$vc_dir/same.cpp"
 }
 
 # man_pages: every page under ../man renders with man -l and no warning
@@ -529,6 +584,36 @@ two_tu() {
 cxx() {
     $1 $CXX11 -Wold-style-cast -x c++ -c -o /dev/null headers.c &&
         build_run "c++11/$1" "$1" $CXX11 -O2 -x c++ two_tu_a.c two_tu_b.c
+}
+
+# timer_containers.hpp compiles alone, and of ours reads only itself and
+# timer_containers.h (the two files a project that copies files copies).
+cxx_self_contained() {
+    echo '#include "timer_containers.hpp"' | $1 -std=c++11 $CXX_STRICT -x c++ -c -o /dev/null - || return 1
+    cs_read=$(echo '#include "timer_containers.hpp"' | $1 -std=c++11 -I.. -x c++ -MM - | tr ' \\' '\n\n' |
+        grep -E '\.hp?p?$' | sort | tr '\n' ' ')
+    [ "$cs_read" = "../timer_containers.h ../timer_containers.hpp " ] ||
+        { echo "timer_containers.hpp reads: $cs_read"; return 1; }
+}
+
+# cxx_wrong_node COMPILER: a container over a member of another kind's node
+# type must not compile, and each error must name the node type expected
+# (one file, one error per kind).
+cxx_wrong_node() {
+    printf '#include "timer_containers.hpp"\n%s\n%s\n%s\n%s\n' \
+        'struct conn { int fd; timer_containers::set_node s; timer_containers::heap_node h; timer_containers::wheel_node w; };' \
+        'timer_containers::set<conn, &conn::w> a;' \
+        'timer_containers::heap<conn, &conn::s> b;' \
+        'timer_containers::wheel<conn, &conn::h> c;' >"$T_OUT.cpp"
+    if $1 -std=c++11 -I.. -fsyntax-only "$T_OUT.cpp" >"$T_OUT.log" 2>&1; then
+        echo "containers over members of other node types compiled"
+        return 1
+    fi
+    cat "$T_OUT.log"
+    for wn_kind in set heap wheel; do
+        grep -qE "to [^:]*(timer_containers::|timer_)${wn_kind}_node conn::\*" "$T_OUT.log" ||
+            { echo "no error names ${wn_kind}_node"; return 1; }
+    done
 }
 
 # bitmap_unit NAME FLAGS...: the bit scans against naive loops, built with FLAGS.
@@ -596,24 +681,35 @@ types_macros() {
 
 # The README's example with no -D (the wheel), -DUSE_HEAP and -DUSE_SET,
 # each as C99 and as C++11 (g++, with -Wold-style-cast: the example is what
-# strict C++ users copy): every program must print exactly the output the
-# README shows.
+# strict C++ users copy), and its example in C++ (section "C++", through
+# timer_containers.hpp) as C++11 with g++ and as C++17 (where [[nodiscard]]
+# applies) with clang++, strict: every program must print exactly the output
+# the README shows for the C one.
 readme_example() {
     mkdir -p "$B/readme" &&
         awk '/^## Example/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' \
             ../README.md >"$B/readme/example.c" &&
+        awk '/^## C\+\+$/ { s = 1 } s && /^```cpp$/ { c = 1; next } c && /^```$/ { exit } c' \
+            ../README.md >"$B/readme/example.cpp" &&
         awk '/^## Example/ { s = 1 } s && /^Output:/ { o = 1 } o && /^```$/ { n++; next } o && n == 1' \
             ../README.md >"$B/readme/expected.txt" &&
-        [ -s "$B/readme/example.c" ] && [ -s "$B/readme/expected.txt" ] || return 1
+        [ -s "$B/readme/example.c" ] && [ -s "$B/readme/example.cpp" ] && [ -s "$B/readme/expected.txt" ] ||
+        return 1
+    if have clang++; then re_cxx17=clang++; else re_cxx17=g++; fi
     for re_kind in wheel heap set; do
         case $re_kind in wheel) re_d= ;; heap) re_d=-DUSE_HEAP ;; set) re_d=-DUSE_SET ;; esac
-        echo "README example, $re_kind, C99 and C++11:"
-        build readme/example_c_$re_kind "$CC" $C99 $re_d "$B/readme/example.c" &&
-            build readme/example_cxx_$re_kind g++ $CXX11 -Wold-style-cast $re_d -x c++ "$B/readme/example.c" &&
-            "$B/readme/example_c_$re_kind" >"$B/readme/output_c_$re_kind.txt" &&
-            diff -u "$B/readme/expected.txt" "$B/readme/output_c_$re_kind.txt" &&
-            "$B/readme/example_cxx_$re_kind" >"$B/readme/output_cxx_$re_kind.txt" &&
-            diff -u "$B/readme/expected.txt" "$B/readme/output_cxx_$re_kind.txt" || return 1
+        echo "README example, $re_kind: C99 and C++11; the C++ one as C++11 and C++17:"
+        for re_prog in "c $CC $C99" "cxx g++ $CXX11 -Wold-style-cast -x c++" "hpp11 g++ -std=c++11 $CXX_STRICT" \
+            "hpp17 $re_cxx17 -std=c++17 $CXX_STRICT"; do
+            # shellcheck disable=SC2086 # the words are the program's name, compiler and flags
+            set -- $re_prog
+            re_name=$1
+            shift
+            case $re_name in hpp*) re_src=$B/readme/example.cpp ;; *) re_src=$B/readme/example.c ;; esac
+            build "readme/example_${re_name}_$re_kind" "$@" $re_d "$re_src" &&
+                "$B/readme/example_${re_name}_$re_kind" >"$B/readme/output_${re_name}_$re_kind.txt" &&
+                diff -u "$B/readme/expected.txt" "$B/readme/output_${re_name}_$re_kind.txt" || return 1
+        done
     done
 }
 
