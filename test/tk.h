@@ -91,7 +91,9 @@ static unsigned long long tk_step_count;
  * next_expiry_amortised), and no input may make it grow (adversarial.c). */
 static unsigned long long tk_wheel_moves;
 #define TIMER_WHEEL_ON_MOVE_() ((void)tk_wheel_moves++)
-#define TIMER_WHEEL_ON_WALK_() ((void)tk_step_count++)
+/* ON_WALK_(k): k links walked; ON_WALK_() (the wheel's first form of the
+ * hook, one call per link): one. */
+#define TIMER_WHEEL_ON_WALK_(k) ((void)(tk_step_count += sizeof #k == 1 ? 1u : 0u + k + 0u))
 #include "timer_wheel.h"
 #define TK_KIND "wheel"
 #define TK_SUFFIX wheel
