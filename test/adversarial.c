@@ -49,8 +49,9 @@
  * turns over: about 3.5 million rounds), then the same with stalls (timers
  * that come due together and re-arm behind now).
  * Each prints the largest steps (moves + walks, and moves alone) that any one
- * call of next_expiry, pop and insert made, and the wall time (printed, never
- * judged). It fails when a wheel call moved more than 4096 items (issue 20,
+ * call of next_expiry, pop and insert made after the first round (which may
+ * refine the whole window once: printed too), and the wall time (printed,
+ * never judged). It fails when a wheel call moved more than 4096 items (issue 20,
  * item 2) beyond, for a pop, 8 moves per item it handed out (a stall's pop
  * hands out items from slots no earlier call could have prepared, and
  * prepares ahead in proportion; see LOOP_MOVES_PER_ITEM; in the plain loop
@@ -246,28 +247,23 @@ static size_t adv_id(const struct adv *a, const struct aitem *it)
     return (size_t)(it - a->it);
 }
 
-static void adv_insert(struct adv *a, size_t id, int64_t expire)
+/* insert (of an idle item) or reschedule: 0, and a new arrival at expire. */
+static void adv_arm(struct adv *a, size_t id, int64_t expire, bool reschedule)
 {
+    const char *what = reschedule ? "reschedule" : "insert";
     int rc;
-    th_note_t("insert", (long)id, expire);
+    th_note_t(what, (long)id, expire);
     adv_begin(a);
-    rc = ac_insert(&a->c, expire, &a->it[id]);
-    adv_end(a, C_INSERT, 0);
-    TH_EXPECT(rc == 0, "insert(%" PRId64 ") of item %zu returned %d, want 0", expire, id, rc);
+    rc = reschedule ? ac_reschedule(&a->c, expire, &a->it[id]) : ac_insert(&a->c, expire, &a->it[id]);
+    adv_end(a, reschedule ? C_RESCHEDULE : C_INSERT, 0);
+    TH_EXPECT(rc == 0, "%s(%" PRId64 ") of item %zu returned %d, want 0", what, expire, id, rc);
     if (rc == 0)
         m_arm(&a->m, id, expire);
 }
 
-static void adv_reschedule(struct adv *a, size_t id, int64_t expire)
+static void adv_insert(struct adv *a, size_t id, int64_t expire)
 {
-    int rc;
-    th_note_t("reschedule", (long)id, expire);
-    adv_begin(a);
-    rc = ac_reschedule(&a->c, expire, &a->it[id]);
-    adv_end(a, C_RESCHEDULE, 0);
-    TH_EXPECT(rc == 0, "reschedule(%" PRId64 ") of item %zu returned %d, want 0", expire, id, rc);
-    if (rc == 0)
-        m_arm(&a->m, id, expire);
+    adv_arm(a, id, expire, false);
 }
 
 /* A pending item within [lo, hi] stays as it is; anything else is
@@ -357,6 +353,17 @@ static void adv_visit(struct adv *a)
 
 typedef void adv_handler(struct adv *a, size_t id, int64_t now, void *ctx);
 
+/* The pop call itself, noted and counted; the items go to out. */
+static size_t adv_pop_call(struct adv *a, int64_t now, struct tlist *out)
+{
+    size_t got;
+    th_note_t("pop", -1, now);
+    adv_begin(a);
+    got = ac_pop(&a->c, now, out);
+    adv_end(a, C_POP, got);
+    return got;
+}
+
 /* pop(now): the items handed out must be exactly the model's items with
  * expire <= now, in (expiry, arrival) order. Each is taken off the result
  * list first (idle), and once all are checked handle(id) runs for each, in
@@ -367,10 +374,7 @@ static size_t adv_pop(struct adv *a, int64_t now, adv_handler *handle, void *ctx
     size_t got, k = 0, i;
     long top;
 
-    th_note_t("pop", -1, now);
-    adv_begin(a);
-    got = ac_pop(&a->c, now, &out);
-    adv_end(a, C_POP, got);
+    got = adv_pop_call(a, now, &out);
     while ((link = tlist_pop_front(&out)) != NULL) {
         struct aitem *it = ac_entry(link);
         size_t id = adv_id(a, it);
@@ -855,7 +859,7 @@ static void g_step(struct adv *a, struct gen *g)
         adv_remove(a, id);
     } else if (r < 500) {                       /* reschedule, now and then of an idle item */
         id = g->count > 0 && r < 490 ? g->list[th_below(g->count)] : g_idle(a);
-        adv_reschedule(a, id, g_expiry(a, g));
+        adv_arm(a, id, g_expiry(a, g), true);
     } else if (r < 550) {                       /* reschedule_range */
         int64_t lo = g_expiry(a, g), hi = lo + g_delay();
         id = g->count > 0 && r < 545 ? g->list[th_below(g->count)] : g_idle(a);
@@ -1145,10 +1149,7 @@ static size_t l_pop(struct loop *l, int64_t now, bool stall)
         want += l->ring[(uint64_t)t & RING_MASK];
         l->ring[(uint64_t)t & RING_MASK] = 0;
     }
-    th_note_t("pop", -1, now);
-    adv_begin(a);
-    got = ac_pop(&a->c, now, &out);
-    adv_end(a, C_POP, got);
+    got = adv_pop_call(a, now, &out);
     while ((link = tlist_pop_front(&out)) != NULL) {
         struct aitem *it = ac_entry(link);
         int64_t e = ac_expire(it);
@@ -1203,11 +1204,12 @@ static void l_report(struct loop *l, const char *name, size_t n)
             printf(", largest steps per item handed out %.1f", x->steps_per_item);
         printf("\n");
 #if defined(TK_WHEEL)
-        {
-            long long over = kinds[i] == C_POP ? x->moves_over : (long long)x->moves;
-            TH_EXPECT(over <= 4096, "%s loop at %zu timers: one %s call moved %llu items (%lld beyond %d per item "
-                      "handed out): more than 4096", name, n, call_name[kinds[i]], x->moves, over, LOOP_MOVES_PER_ITEM);
-        }
+        if (kinds[i] == C_POP)
+            TH_EXPECT(x->moves_over <= 4096, "%s loop at %zu timers: one pop moved %lld items more than %d per item it "
+                      "handed out: more than 4096", name, n, x->moves_over, LOOP_MOVES_PER_ITEM);
+        else
+            TH_EXPECT(x->moves <= 4096, "%s loop at %zu timers: one %s call moved %llu items: more than 4096", name, n,
+                      call_name[kinds[i]], x->moves);
 #else
         {
             /* O(log n): a tree path is at most 2 log2(n + 1) levels; each
@@ -1249,6 +1251,15 @@ static void run_loop(size_t n, bool stall, int64_t end)
     }
     memset(l.a.max, 0, sizeof l.a.max); /* the loop's calls, not the filling */
     while (l.now < end) {
+        if (l.rounds == 1) {
+            /* The first round after filling may refine the whole window
+             * once (the contract: a bulk operation on one window may cost
+             * O(n) once, amortised over its inserts): printed, not judged. */
+            printf("%s loop, %s: the first round after %zu inserts: next_expiry moved %llu items (%llu steps), "
+                   "pop %llu (%llu steps)\n", name, TK_KIND, n, l.a.max[C_NEXT].moves, l.a.max[C_NEXT].steps,
+                   l.a.max[C_POP].moves, l.a.max[C_POP].steps);
+            memset(l.a.max, 0, sizeof l.a.max);
+        }
         int64_t t, want = l_earliest(&l);
         th_note("next_expiry", -1);
         adv_begin(&l.a);
@@ -1262,8 +1273,10 @@ static void run_loop(size_t n, bool stall, int64_t end)
         l_pop(&l, l.now, stall);
         l.rounds++;
     }
-    printf("%s loop, %s, %zu timers: %llu rounds, %llu items handed out, clock 0 to %" PRId64 "%s: %.2f s\n", name,
-           TK_KIND, n, l.rounds, l.items, l.now, l.now >= INT64_C(1) << 24 ? " (past 2^24)" : "", l_seconds(&t0));
+    printf("%s loop, %s, %zu timers: %llu rounds, %llu items handed out, clock 0 to %" PRId64 "%s: %.2f s; "
+           "after the first round:\n", name, TK_KIND, n, l.rounds, l.items, l.now,
+           l.now >= INT64_C(1) << 24 ? " (past 2^24)" : "", l_seconds(&t0));
+    th_ctx.op = NULL; /* the failures below are of the whole loop */
     l_report(&l, name, n);
     TH_EQ(ac_size(&l.a.c), n);
     free(l.ring);
