@@ -865,6 +865,16 @@ TIMER_FUNCTIONS_BEGIN_
 #define TIMER_SET_IN_TREE_ ((uintptr_t)2)
 #define TIMER_SET_FLAGS_ ((uintptr_t)3)
 
+/* Test instrumentation, default nothing: ON_STEP_ runs once for every step
+ * whose number can grow with n (a level descended in insert or in erase's
+ * search for the successor, an iteration of either fix-up, a rotation), so
+ * the tests can count that insert and remove stay O(log n) and pop O(1)
+ * amortised per item (test/adversarial.c). Not counted: visit and clear
+ * (O(n) by contract, O(1) per item) and the walk to the root with which
+ * builds with asserts check that an item is this set's. */
+#ifndef TIMER_SET_ON_STEP_
+#define TIMER_SET_ON_STEP_() ((void)0)
+#endif
 TIMER_INLINE_ struct timer_set_node *timer_set_parent_(const struct timer_set_node *n)
 {
     return (struct timer_set_node *)(n->parent & ~TIMER_SET_FLAGS_);
@@ -939,6 +949,7 @@ TIMER_INLINE_ void timer_set_replace_child_(struct timer_set *s, struct timer_se
 TIMER_INLINE_ void timer_set_rotate_(struct timer_set *s, struct timer_set_node *x, int d)
 {
     struct timer_set_node *y = x->u.child[!d], *p = timer_set_parent_(x);
+    TIMER_SET_ON_STEP_();
     x->u.child[!d] = y->u.child[d];
     if (y->u.child[d])
         timer_set_set_parent_(y->u.child[d], x);
@@ -954,6 +965,7 @@ TIMER_INLINE_ void timer_set_insert_fixup_(struct timer_set *s, struct timer_set
     struct timer_set_node *p, *g, *u;
     while ((p = timer_set_parent_(n)) != NULL && timer_set_is_red_(p)) {
         int d;
+        TIMER_SET_ON_STEP_();
         g = timer_set_parent_(p);           /* exists: a red node is never the root */
         d = g->u.child[1] == p;
         u = g->u.child[!d];
@@ -1001,6 +1013,7 @@ TIMER_INLINE_ void timer_set_add_(struct timer_set *s, int64_t expire, struct ti
     } else {
         struct timer_set_node *cur = s->root;
         do {
+            TIMER_SET_ON_STEP_();
             p = cur;
             d = expire >= cur->expire;      /* equal goes later: FIFO */
             cur = cur->u.child[d];
@@ -1020,6 +1033,7 @@ TIMER_INLINE_ void timer_set_erase_fixup_(struct timer_set *s, struct timer_set_
     while (x != s->root && !timer_set_is_red_(x)) {
         int d = p->u.child[1] == x;         /* x's side; the sibling exists */
         struct timer_set_node *w = p->u.child[!d];
+        TIMER_SET_ON_STEP_();
         if (!(w->parent & TIMER_SET_BLACK_)) {  /* red sibling (never NULL: is_red_ would tell
                                                    gcc's -Wnull-dereference it might be) */
             timer_set_paint_(w, TIMER_SET_BLACK_);
@@ -1090,8 +1104,10 @@ TIMER_INLINE_ void timer_set_erase_(struct timer_set *s, struct timer_set_node *
         /* Two children: the successor y (no earlier child) takes z's place
          * and colour; the fix-up starts where y was. */
         struct timer_set_node *y = z->u.child[1];
-        while (y->u.child[0])
+        while (y->u.child[0]) {
+            TIMER_SET_ON_STEP_();
             y = y->u.child[0];
+        }
         x = y->u.child[1];
         black = !timer_set_is_red_(y);
         if (timer_set_parent_(y) == z) {
@@ -1550,6 +1566,15 @@ TIMER_FUNCTIONS_BEGIN_
 
 #define timer_heap_node_of_(l) tlist_entry(l, struct timer_heap_node, u.link)
 
+/* Test instrumentation, default nothing: ON_STEP_ runs once for every level
+ * of every sift, up or down (each compares a constant number of entries),
+ * so the tests can count that insert, remove and pop per item stay
+ * O(log n) (test/adversarial.c). Not counted: visit and clear (O(n) by
+ * contract, O(1) per item) and the array's reallocations (amortised O(1)). */
+#ifndef TIMER_HEAP_ON_STEP_
+#define TIMER_HEAP_ON_STEP_() ((void)0)
+#endif
+
 TIMER_INLINE_ bool timer_heap_node_pending(const struct timer_heap_node *n)
 {
     return n != NULL && n->u.link.next != NULL && n->expire >= 0;
@@ -1620,6 +1645,7 @@ TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap_entry *a, size_t i, str
 {
     while (i > 0) {
         size_t parent = (i - 1) / TIMER_HEAP_ARITY;
+        TIMER_HEAP_ON_STEP_();
         if (arrival ? a[parent].expire <= e.expire : !timer_heap_before_(e, a[parent]))
             break;
         timer_heap_place_(a, i, a[parent]);
@@ -1691,6 +1717,7 @@ TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap_entry *a, size_t coun
     size_t first;
     while ((first = i * TIMER_HEAP_ARITY + 1) < count) {
         size_t best = timer_heap_best_child_(a, count, first);
+        TIMER_HEAP_ON_STEP_();
         if (e.expire < a[best].expire)
             break;
         timer_heap_place_(a, i, a[best]);
@@ -1711,6 +1738,7 @@ TIMER_INLINE_ void timer_heap_fill_hole_(struct timer_heap_entry *a, size_t coun
     size_t first;
     while ((first = i * TIMER_HEAP_ARITY + 1) < count) {
         size_t best = timer_heap_best_child_(a, count, first);
+        TIMER_HEAP_ON_STEP_();
         timer_heap_place_(a, i, a[best]);
         i = best;
     }

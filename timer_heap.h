@@ -196,6 +196,15 @@ TIMER_FUNCTIONS_BEGIN_
 
 #define timer_heap_node_of_(l) tlist_entry(l, struct timer_heap_node, u.link)
 
+/* Test instrumentation, default nothing: ON_STEP_ runs once for every level
+ * of every sift, up or down (each compares a constant number of entries),
+ * so the tests can count that insert, remove and pop per item stay
+ * O(log n) (test/adversarial.c). Not counted: visit and clear (O(n) by
+ * contract, O(1) per item) and the array's reallocations (amortised O(1)). */
+#ifndef TIMER_HEAP_ON_STEP_
+#define TIMER_HEAP_ON_STEP_() ((void)0)
+#endif
+
 TIMER_INLINE_ bool timer_heap_node_pending(const struct timer_heap_node *n)
 {
     return n != NULL && n->u.link.next != NULL && n->expire >= 0;
@@ -266,6 +275,7 @@ TIMER_INLINE_ void timer_heap_sift_up_(struct timer_heap_entry *a, size_t i, str
 {
     while (i > 0) {
         size_t parent = (i - 1) / TIMER_HEAP_ARITY;
+        TIMER_HEAP_ON_STEP_();
         if (arrival ? a[parent].expire <= e.expire : !timer_heap_before_(e, a[parent]))
             break;
         timer_heap_place_(a, i, a[parent]);
@@ -337,6 +347,7 @@ TIMER_INLINE_ void timer_heap_sift_down_(struct timer_heap_entry *a, size_t coun
     size_t first;
     while ((first = i * TIMER_HEAP_ARITY + 1) < count) {
         size_t best = timer_heap_best_child_(a, count, first);
+        TIMER_HEAP_ON_STEP_();
         if (e.expire < a[best].expire)
             break;
         timer_heap_place_(a, i, a[best]);
@@ -357,6 +368,7 @@ TIMER_INLINE_ void timer_heap_fill_hole_(struct timer_heap_entry *a, size_t coun
     size_t first;
     while ((first = i * TIMER_HEAP_ARITY + 1) < count) {
         size_t best = timer_heap_best_child_(a, count, first);
+        TIMER_HEAP_ON_STEP_();
         timer_heap_place_(a, i, a[best]);
         i = best;
     }

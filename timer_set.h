@@ -134,6 +134,16 @@ TIMER_FUNCTIONS_BEGIN_
 #define TIMER_SET_IN_TREE_ ((uintptr_t)2)
 #define TIMER_SET_FLAGS_ ((uintptr_t)3)
 
+/* Test instrumentation, default nothing: ON_STEP_ runs once for every step
+ * whose number can grow with n (a level descended in insert or in erase's
+ * search for the successor, an iteration of either fix-up, a rotation), so
+ * the tests can count that insert and remove stay O(log n) and pop O(1)
+ * amortised per item (test/adversarial.c). Not counted: visit and clear
+ * (O(n) by contract, O(1) per item) and the walk to the root with which
+ * builds with asserts check that an item is this set's. */
+#ifndef TIMER_SET_ON_STEP_
+#define TIMER_SET_ON_STEP_() ((void)0)
+#endif
 TIMER_INLINE_ struct timer_set_node *timer_set_parent_(const struct timer_set_node *n)
 {
     return (struct timer_set_node *)(n->parent & ~TIMER_SET_FLAGS_);
@@ -208,6 +218,7 @@ TIMER_INLINE_ void timer_set_replace_child_(struct timer_set *s, struct timer_se
 TIMER_INLINE_ void timer_set_rotate_(struct timer_set *s, struct timer_set_node *x, int d)
 {
     struct timer_set_node *y = x->u.child[!d], *p = timer_set_parent_(x);
+    TIMER_SET_ON_STEP_();
     x->u.child[!d] = y->u.child[d];
     if (y->u.child[d])
         timer_set_set_parent_(y->u.child[d], x);
@@ -223,6 +234,7 @@ TIMER_INLINE_ void timer_set_insert_fixup_(struct timer_set *s, struct timer_set
     struct timer_set_node *p, *g, *u;
     while ((p = timer_set_parent_(n)) != NULL && timer_set_is_red_(p)) {
         int d;
+        TIMER_SET_ON_STEP_();
         g = timer_set_parent_(p);           /* exists: a red node is never the root */
         d = g->u.child[1] == p;
         u = g->u.child[!d];
@@ -270,6 +282,7 @@ TIMER_INLINE_ void timer_set_add_(struct timer_set *s, int64_t expire, struct ti
     } else {
         struct timer_set_node *cur = s->root;
         do {
+            TIMER_SET_ON_STEP_();
             p = cur;
             d = expire >= cur->expire;      /* equal goes later: FIFO */
             cur = cur->u.child[d];
@@ -289,6 +302,7 @@ TIMER_INLINE_ void timer_set_erase_fixup_(struct timer_set *s, struct timer_set_
     while (x != s->root && !timer_set_is_red_(x)) {
         int d = p->u.child[1] == x;         /* x's side; the sibling exists */
         struct timer_set_node *w = p->u.child[!d];
+        TIMER_SET_ON_STEP_();
         if (!(w->parent & TIMER_SET_BLACK_)) {  /* red sibling (never NULL: is_red_ would tell
                                                    gcc's -Wnull-dereference it might be) */
             timer_set_paint_(w, TIMER_SET_BLACK_);
@@ -359,8 +373,10 @@ TIMER_INLINE_ void timer_set_erase_(struct timer_set *s, struct timer_set_node *
         /* Two children: the successor y (no earlier child) takes z's place
          * and colour; the fix-up starts where y was. */
         struct timer_set_node *y = z->u.child[1];
-        while (y->u.child[0])
+        while (y->u.child[0]) {
+            TIMER_SET_ON_STEP_();
             y = y->u.child[0];
+        }
         x = y->u.child[1];
         black = !timer_set_is_red_(y);
         if (timer_set_parent_(y) == z) {

@@ -6,8 +6,9 @@
 #           builds of every source, C++11, the conformance, differential
 #           (fuzz.c) and edge suites per kind under ASan + UBSan with short
 #           fuzz runs, the C++ interface (conformance through it, cxx.cpp
-#           as C++11 with g++ and C++20 with clang++), the README examples
-#           and the examples' tests.
+#           as C++11 with g++ and C++20 with clang++), the adversarial suite
+#           per kind (costs counted at n and 8n, the 1M-timer loops' largest
+#           calls), the README examples and the examples' tests.
 #   check   everything: the test tier with full fuzz runs, plus the other
 #           seven builds of the suites (-m32 among them), the bit scans,
 #           libFuzzer, the seed corpus replayed, the short soak, valgrind,
@@ -170,6 +171,23 @@ registry() {
         t c++.$c.wrong-node         test  -  cxx_wrong_node "$c"
     done
     needs -
+
+    # Issue 20: every input known to make a container slow, at n and 8n,
+    # judged by counted steps per operation (adversarial.c, through the
+    # headers' step hooks), with a randomised generator of call sequences;
+    # and the event and stall loops at 1M timers, the largest single call.
+    # Plain -O2 builds: the counts are the test, and the loops' millions of
+    # rounds would take minutes under ASan. make test runs the set's and the
+    # heap's loops to 2^21 ticks (they have no 2^24 boundary to cross, and
+    # their largest call is reached at once; the set's full loops take 16 s
+    # of CPU), make check to the wheel's 2^24 + 2^20.
+    if [ "$TIER" = test ]; then adv_end=2097152; else adv_end=; fi
+    for k in $ALL_KINDS; do
+        t adversarial.build.$k      test  -  build adversarial/adversarial_$k "$CC" $C99 -O2 -DTK_$(upper $k) adversarial.c -lm
+        if [ $k = wheel ]; then adv_e=; else adv_e=$adv_end; fi
+        t adversarial.loop.$k       test  adversarial.build.$k  "$B/adversarial/adversarial_$k" "$SEED" loop 1000000 "$adv_e"
+        t adversarial.$k            test  adversarial.build.$k  "$B/adversarial/adversarial_$k" "$SEED" inputs
+    done
 
     t c99.gcc.self-contained        test  -  self_contained gcc
     t c99.gcc.unused-functions      test  -  unused gcc
@@ -392,7 +410,7 @@ strict_all() {
     fi
     for k in $ALL_KINDS; do
         [ "$sa_part" = all ] || [ "$sa_part" = "$k" ] || continue
-        for p in conform fuzz edge soak; do
+        for p in conform fuzz edge soak adversarial; do
             echo "$sa_cc $p.c ($k)" && $sa_cc $C99 "$@" -DTK_$(upper $k) $p.c || return 1
         done
         echo "$sa_cc debug.c ($k)" && $sa_cc $C99 "$@" -DTIMER_DEBUG -DTK_$(upper $k) debug.c || return 1

@@ -9,6 +9,12 @@
  * For the heap it also routes TIMER_HEAP_REALLOC / TIMER_HEAP_FREE through a
  * test allocator that fails on demand and counts live blocks, so the tests can
  * check that -ENOMEM changes nothing and that destroy frees everything.
+ *
+ * And it counts each kind's work through the headers' test hooks (each
+ * ((void)0) in a normal build): tk_steps() is every step whose number can
+ * grow with n (the set's levels, fix-up iterations and rotations; the heap's
+ * sift levels; the wheel's items moved and links walked), tk_moves() the
+ * wheel's moves alone. test/adversarial.c judges the costs by these counts.
  */
 #ifndef TK_H
 #define TK_H
@@ -56,7 +62,12 @@ static void tk_free(void *ptr)
 #define TIMER_HEAP_FREE(ptr) tk_free(ptr)
 #endif
 
+/* The step counter of the kind under test (tk_steps), and for the wheel its
+ * moves apart (tk_moves). */
+static unsigned long long tk_step_count;
+
 #if defined(TK_SET)
+#define TIMER_SET_ON_STEP_() ((void)tk_step_count++)
 #include "timer_set.h"
 #define TK_KIND "set"
 #define TK_SUFFIX set
@@ -65,6 +76,7 @@ static void tk_free(void *ptr)
 #define TK_DEFINE_NAMED TIMER_SET_DEFINE_NAMED
 #define TK_MIN_EXACT 1
 #elif defined(TK_HEAP)
+#define TIMER_HEAP_ON_STEP_() ((void)tk_step_count++)
 #include "timer_heap.h"
 #define TK_KIND "heap"
 #define TK_SUFFIX heap
@@ -73,10 +85,15 @@ static void tk_free(void *ptr)
 #define TK_DEFINE_NAMED TIMER_HEAP_DEFINE_NAMED
 #define TK_MIN_EXACT 1
 #else
-/* Count the items the wheel's refinement moves: next_expiry must stay
- * amortised O(1) (conform.c, next_expiry_amortised). */
+/* Count the items the wheel moves between its lists (refinement, merges of
+ * runs) and the links it walks without moving (sortedness walks, merge
+ * walks): next_expiry must stay amortised O(1) (conform.c,
+ * next_expiry_amortised), and no input may make it grow (adversarial.c). */
 static unsigned long long tk_wheel_moves;
 #define TIMER_WHEEL_ON_MOVE_() ((void)tk_wheel_moves++)
+/* ON_WALK_(k): k links walked; ON_WALK_() (the wheel's first form of the
+ * hook, one call per link): one. */
+#define TIMER_WHEEL_ON_WALK_(k) ((void)(tk_step_count += sizeof #k == 1 ? 1u : 0u + k + 0u))
 #include "timer_wheel.h"
 #define TK_KIND "wheel"
 #define TK_SUFFIX wheel
@@ -137,6 +154,13 @@ static inline unsigned long long tk_moves(void)
 #else
     return 0;
 #endif
+}
+
+/* Steps so far: the set's and the heap's ON_STEP_, the wheel's moves and
+ * walks together. */
+static inline unsigned long long tk_steps(void)
+{
+    return tk_step_count + tk_moves();
 }
 
 static inline long tk_live_blocks(void)
