@@ -2085,13 +2085,14 @@ TIMER_FUNCTIONS_END_
  * slots) a few items per pop, finest level first, so that when the clock
  * gets there the slot is ready and no single call moves a slot's worth of
  * items (Redis rehashes its tables in the same spirit). A pending slot is
- * walked before it is refined: one found in expiry order (fixed-delay
+ * walked before it is refined: a front of it in expiry order (fixed-delay
  * timeouts are inserted that way) becomes a sorted run instead, handed out
  * from its front, so its items are not refined level by level. Every item
  * at or behind the clock lives in a run too: an insert no earlier than the
- * newest run's last item extends it, any other starts a run, and runs merge
- * stably, oldest first, with sizes at least doubling (a binary counter):
- * there are O(log n) of them, and nothing is ever searched. pop and
+ * last item of one of the two newest runs extends it, any other starts a
+ * run, and runs merge stably, oldest first, with sizes at least doubling (a
+ * binary counter): there are O(log n) of them, and nothing is ever
+ * searched. pop and
  * next_expiry take the earlier of the earliest run's first item and the
  * earliest slot. Among equal expiries an item that arrived earlier is
  * always in an older run, in a run rather than a slot, or in a finer level
@@ -2112,12 +2113,13 @@ TIMER_FUNCTIONS_END_
  *   forward, never past the earliest item (nothing observable depends on
  *   it); a pop with nothing left in the slots lets the clock go back to the
  *   caller's time (after pop(TIMER_NEVER) to drain, say);
- * - single calls: each pop that is not the inline fast path spends 16
- *   steps preparing pending slots, and 4 more per item it hands out (an
- *   event loop re-arms what it pops); a call moves more only for items no
- *   earlier call had the chance to prepare (a window of timers inserted
- *   in bulk and then reached at once). In an event loop of 1M timers
- *   (docs/design.md) no call moved more than a few dozen items;
+ * - single calls: pops prepare the pending slots as they go, 16 steps in
+ *   each that is not the inline fast path and 4 per item handed out (an
+ *   event loop re-arms what it pops), so a call moves more only for items
+ *   no earlier call had the chance to prepare (a window of timers inserted
+ *   in bulk and then reached at once), and an insert behind the clock may
+ *   do the run merges that 32 runs in use call for. In an event loop of 1M
+ *   timers (docs/design.md) no call moved more than a few dozen items;
  * - min_time is O(1), const, and never later than the earliest expiry; it
  *   is exact when the earliest item lies in the clock's finest 64-tick
  *   window or is the first item of a run known to be first; otherwise it is
@@ -2161,7 +2163,7 @@ struct timer_wheel_node {
  * functions' part checks that the two agree. */
 #define TIMER_WHEEL_DEFINE_TYPE(name)                                                                \
     typedef struct name { struct { int64_t now; uint64_t limit; int64_t runs_low, upto; int best;     \
-        unsigned calls, jobs; size_t count; size_t run_size[64]; uint64_t occupied[22];              \
+        size_t count, debt; size_t run_size[64]; uint64_t occupied[22];                              \
         struct tlist slot[1408]; } wheel; } name;
 
 #endif /* TIMER_WHEEL_H_TYPES */
@@ -2194,10 +2196,8 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
      * expiry it may hand out before another run's item (upto). */
     int64_t upto;
     int best;
-    /* Slow pops, for the background work; bit L of jobs: level L's pending
-     * slot may need work. */
-    unsigned calls, jobs;
     size_t count;           /* pending items */
+    size_t debt;            /* items handed out since the background last worked */
     size_t run_size[64];    /* items a run received, less those popped: >= its length */
     /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
      * bit is set, so init only has to clear 22 words. */
@@ -2258,26 +2258,17 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
     w->limit = UINT64_MAX;
     w->runs_low = TIMER_NEVER;
     w->best = -1;
-    w->calls = w->jobs = 0;
-    w->count = 0;
+    w->count = w->debt = 0;
     tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
 
-/* The slot of an expiry later than the clock: by the highest bit in which
- * the two differ, two table lookups give its level's first slot and the
- * shift of its group (not a division by 6); the group's low 7 bits pick
- * the slot. */
+/* The slot of an expiry later than the clock: the highest bit in which
+ * the two differ, divided by 6 (as x * 43 >> 8, exact for 0 .. 63), is its
+ * level; the low 7 bits of its group at that level pick the slot. */
 TIMER_INLINE_ size_t timer_wheel_slot_(int64_t clock, int64_t expire)
 {
-#define TIMER_WHEEL_L6_(l) l, l, l, l, l, l
-    static const unsigned char shift[64] = {TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(6), TIMER_WHEEL_L6_(12), TIMER_WHEEL_L6_(18),
-        TIMER_WHEEL_L6_(24), TIMER_WHEEL_L6_(30), TIMER_WHEEL_L6_(36), TIMER_WHEEL_L6_(42), TIMER_WHEEL_L6_(48), TIMER_WHEEL_L6_(54), 60, 60, 60, 60};
-    static const unsigned short first[64] = {TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(128), TIMER_WHEEL_L6_(256), TIMER_WHEEL_L6_(384),
-        TIMER_WHEEL_L6_(512), TIMER_WHEEL_L6_(640), TIMER_WHEEL_L6_(768), TIMER_WHEEL_L6_(896), TIMER_WHEEL_L6_(1024),
-        TIMER_WHEEL_L6_(1152), 1280, 1280, 1280, 1280};
-#undef TIMER_WHEEL_L6_
-    unsigned bit = tbitmap_highest((uint64_t)expire ^ (uint64_t)clock);
-    return first[bit] + (size_t)(((uint64_t)expire >> shift[bit]) & 127);
+    unsigned l = (tbitmap_highest((uint64_t)expire ^ (uint64_t)clock) * 43) >> 8;  /* the bit / 6 */
+    return 128 * l + (size_t)(((uint64_t)expire >> (TIMER_WHEEL_BITS * l)) & 127);
 }
 
 /* The first tick of slot i: its level's group is the clock's one level up,
@@ -2313,32 +2304,42 @@ TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct tim
  * run's than any slot item's. Run r is list RUN0 + r. */
 
 /* Merge run b into the older run a, stably (a's items first among equal
- * expiries): O(length of both). */
+ * expiries): O(length of b + a's items up to b's last); O(1) when one of
+ * them ends before the other starts. */
 TIMER_INLINE_ void timer_wheel_merge_(struct timer_wheel *w, size_t a, size_t b)
 {
-    struct tlist *ha = &w->slot[TIMER_WHEEL_RUN0 + a], *hb = &w->slot[TIMER_WHEEL_RUN0 + b], *pos = ha->next, *x;
-    while ((x = hb->next) != hb) {
-        for (; pos != ha && timer_wheel_node_of_(pos)->expire <= timer_wheel_node_of_(x)->expire; pos = pos->next)
-            TIMER_WHEEL_ON_WALK_(1);
-        if (pos == ha) {                    /* the rest of b is later: after a's last */
-            tlist_splice_range_(ha, x, hb->prev);
-            break;
+    struct tlist *ha = &w->slot[TIMER_WHEEL_RUN0 + a], *hb = &w->slot[TIMER_WHEEL_RUN0 + b], *x,
+                 *pos = timer_wheel_back_(w, TIMER_WHEEL_RUN0 + a) <= timer_wheel_front_(w, TIMER_WHEEL_RUN0 + b) ? ha : ha->next;
+    if (timer_wheel_back_(w, TIMER_WHEEL_RUN0 + b) < timer_wheel_front_(w, TIMER_WHEEL_RUN0 + a))
+        tlist_splice_range_(ha->next, hb->next, hb->prev);  /* all of b before a */
+    else
+        while ((x = hb->next) != hb) {      /* pos == ha at once: all of b after a */
+            for (; pos != ha && timer_wheel_node_of_(pos)->expire <= timer_wheel_node_of_(x)->expire; pos = pos->next)
+                TIMER_WHEEL_ON_WALK_(1);
+            if (pos == ha) {                /* the rest of b is later: after a's last */
+                tlist_splice_range_(ha, x, hb->prev);
+                break;
+            }
+            TIMER_WHEEL_ON_MOVE_();
+            tlist_remove(x);
+            tlist_splice_range_(pos, x, x); /* i.e. link x just before pos */
         }
-        TIMER_WHEEL_ON_MOVE_();
-        tlist_remove(x);
-        tlist_splice_range_(pos, x, x);     /* i.e. link x just before pos */
-    }
     tbitmap_clear(w->occupied, TIMER_WHEEL_RUN0 + b);
     w->run_size[a] += w->run_size[b];
 }
 
-/* Pack the runs to the front, oldest first, merging each with the
- * one before it while that is not more than twice its size: sizes then
- * more than double towards the oldest, so there are O(log n) runs and each
- * item takes part in O(log n) merges (a binary counter). */
+/* Pack the runs to the front, oldest first (pops empty the oldest first,
+ * so the newest run reaches the last head long before 64 are in use); when
+ * 32 or more are, merge each with the one before it while that is not more
+ * than twice its size: sizes then more than double towards the oldest, so
+ * there are O(log n) runs and each item takes part in O(log n) merges (a
+ * binary counter). */
 TIMER_NOINLINE_ void timer_wheel_normalize_(struct timer_wheel *w)
 {
-    size_t r, top = 0;
+    uint64_t runs = timer_wheel_runs_(w);
+    size_t r, top = 0, used = 0;
+    for (; runs != 0; runs &= runs - 1)
+        used++;
     for (r = 0; (r = tbitmap_find_first(w->occupied, TIMER_WHEEL_RUN0 + r, TIMER_WHEEL_NSLOTS) - TIMER_WHEEL_RUN0) < 64; r++) {
         struct tlist *h = &w->slot[TIMER_WHEEL_RUN0 + top];
         if (r != top) {                     /* move the head down; its items stay */
@@ -2348,7 +2349,7 @@ TIMER_NOINLINE_ void timer_wheel_normalize_(struct timer_wheel *w)
             tbitmap_set(w->occupied, TIMER_WHEEL_RUN0 + top);
             w->run_size[top] = w->run_size[r];
         }
-        for (top++; top >= 2 && w->run_size[top - 2] <= 2 * w->run_size[top - 1]; top--)
+        for (top++; used >= 32 && top >= 2 && w->run_size[top - 2] <= 2 * w->run_size[top - 1]; top--)
             timer_wheel_merge_(w, top - 2, top - 1);
     }
     if (top == 64)                          /* sizes past 2^63: not in this universe */
@@ -2588,71 +2589,72 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 
 /* ---- refining ahead of the clock ------------------------------------------ */
 
-/* Prepare level l's pending slot P, up to `budget` steps (SIZE_MAX: all
- * of P, which is empty after the call): the steps spent, 0 when there is
- * nothing to do (P is empty; or holds one item and this is
+/* Prepare level l's pending slot P, up to `budget` steps: the steps spent,
+ * 0 when there is nothing to do (P is empty; or holds one item and this is
  * the background: the scan compares a lone item where it is, and pop may
  * take it from there). P's items go, front first, to the second half of
  * level l - 1, which is P's range (refining). Before anything of P's group
- * went there (that half is empty), P is walked first: a slot in expiry
- * order (fixed-delay timeouts are inserted that way) becomes a run whole,
- * once walked to its end, so its items are not refined level by level; a
- * slot of a few items is refined all the same (a run would cost as much).
+ * went down (to that half, or to a finer second half inside P's range while
+ * the clock's groups below are at their last slot), P is walked first: a
+ * front of 8 or more items in expiry order (fixed-delay timeouts are
+ * inserted that way) becomes a run, so its items are not refined level by
+ * level; a few items are refined all the same (a run would cost as much).
  * Once any item of the group went down, its later items follow: a run
  * would hold items that arrived after them. Every list stays in arrival
  * order. */
 TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
 {
-    uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
+    uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1, up;
     size_t p = 128 * l + (group & 127), k = 0;
-    struct tlist *ph = &w->slot[p], *pos, *next;
+    struct tlist *ph = &w->slot[p], *pos, *next, *first, *end;
     int64_t last = 0;
+    unsigned j = l - 1;
+    bool fresh = w->occupied[2 * j + (group & 1)] == 0, run = false;
     if (!tbitmap_test(w->occupied, p) || (budget != SIZE_MAX && ph->next == ph->prev))
         return 0;
-    if (w->occupied[2 * (l - 1) + (group & 1)] == 0) {
-        for (pos = ph->next; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
+    first = ph->next;
+    for (; fresh && j > 0 && ((up = (uint64_t)w->now >> (TIMER_WHEEL_BITS * j)) & 63) == 63; j--)
+        fresh = w->occupied[2 * (j - 1) + ((up + 1) & 1)] == 0;
+    if (fresh) {
+        for (pos = first; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
             last = timer_wheel_node_of_(pos)->expire;
         TIMER_WHEEL_ON_WALK_(k);
-        if (pos == ph && k >= 8) {          /* sorted: a run */
-            tbitmap_clear(w->occupied, p);
-            timer_wheel_add_run_(w, ph->next, ph->prev, k);
+        if (k < 8 && k == budget)           /* sorted as far as walked: later */
             return k;
+        run = k >= 8;                       /* a sorted front: a run */
+    }
+    if (!run)
+        for (pos = first, budget -= k, k = 0; pos != ph && budget-- != 0; pos = next, k++) {
+            next = pos->next;
+            TIMER_WHEEL_ON_MOVE_();
+            pos->next = NULL;
+            timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)timer_wheel_node_of_(pos)->expire >> (TIMER_WHEEL_BITS * (l - 1))) & 127),
+                              timer_wheel_node_of_(pos));
         }
-        if (pos != ph && k == budget)       /* sorted as far as walked: later */
-            return 0;
-        budget -= k;
-    }
-    for (pos = ph->next, k = 0; pos != ph && budget-- != 0; pos = next, k++) {
-        next = pos->next;
-        TIMER_WHEEL_ON_MOVE_();
-        pos->next = NULL;
-        timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)timer_wheel_node_of_(pos)->expire >> (TIMER_WHEEL_BITS * (l - 1))) & 127),
-                          timer_wheel_node_of_(pos));
-    }
-    ph->next = pos;                         /* P keeps what follows the steps */
+    end = pos->prev;                        /* the front's last, if a run */
+    ph->next = pos;                         /* P keeps what follows */
     pos->prev = ph;
     if (pos == ph)
         tbitmap_clear(w->occupied, p);
+    if (run)
+        timer_wheel_add_run_(w, first, end, k);
     return k;
 }
 
-/* The background work of a slow pop that handed out `popped` items: 16
- * steps (items refined or walked), and 4 more per item, since an event loop
- * re-arms what it pops; on the pending slots of the clock now, finest level
- * first (its deadline is the nearest). Every 64th call looks at every
- * level again, so a slot that became pending, or got new items after its
- * work was done, is found within 64 calls. */
-TIMER_INLINE_ void timer_wheel_work_(struct timer_wheel *w, size_t popped)
+/* The background: 16 steps (items refined or walked), and 4 more for each
+ * item handed out since it last worked (an event loop re-arms what it pops,
+ * and the re-arms land in the slots to be prepared), on the pending slots of
+ * the clock now, finest level first (its deadline is the nearest). Each
+ * slow pop ends with it, and an inline pop once it has handed out 64 items
+ * since (a loop of fixed-delay timeouts pops them from runs, in line). */
+TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
-    size_t budget = 16 + 4 * popped, k;
-    if ((++w->calls & 63) == 0)
-        w->jobs = (1u << TIMER_WHEEL_LEVELS) - 2;
-    while (w->jobs != 0 && budget != 0) {
-        unsigned l = tbitmap_lowest(w->jobs);
-        if ((k = timer_wheel_step_(w, l, budget)) == 0)
-            w->jobs &= ~(1u << l);
-        budget -= k < budget ? k : budget;
-    }
+    size_t budget = 16 + 4 * w->debt, k = 1;
+    unsigned l;
+    for (l = 1; l < TIMER_WHEEL_LEVELS && budget != 0; l++, k = 1)
+        while (k != 0 && budget != 0 && tbitmap_test(w->occupied, timer_wheel_pending_(w, l)))
+            budget -= (k = timer_wheel_step_(w, l, budget)) < budget ? k : budget;
+    w->debt = 0;
 }
 
 /* The pending slots whose range is level l's second half: level l + 1's,
@@ -2671,13 +2673,12 @@ TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, boo
         timer_wheel_front_(w, p) < timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word])))
         return p;
     for (m = top; m > l; m--) {
-        if (!tbitmap_test(w->occupied, timer_wheel_pending_(w, m)))
-            continue;
-        if (!prepare) {
+        if (!prepare && tbitmap_test(w->occupied, timer_wheel_pending_(w, m))) {
             *pend = true;
             return p;
         }
-        (void)timer_wheel_step_(w, m, SIZE_MAX);
+        while (timer_wheel_step_(w, m, SIZE_MAX) != 0)
+            continue;                       /* until P is empty */
     }
     return TIMER_WHEEL_NSLOTS;
 }
@@ -2722,7 +2723,8 @@ TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i, int64_
     if (i != timer_wheel_pending_(w, l))
         w->now = start - 1;
     w->limit = (uint64_t)start;
-    (void)timer_wheel_step_(w, l, SIZE_MAX);
+    while (timer_wheel_step_(w, l, SIZE_MAX) != 0)
+        continue;                           /* until P is empty */
 }
 
 /* ---- pop, next_expiry, first ------------------------------------------------ */
@@ -2775,7 +2777,8 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
         if (i < TIMER_WHEEL_NSLOTS && ((i >> 6) ^ ((uint64_t)now >> (TIMER_WHEEL_BITS * (i >> 7)) >> 6)) & 1)
             i &= ~(size_t)63;               /* a second half: where the pending slot above starts */
         w->limit = i < TIMER_WHEEL_NSLOTS ? (uint64_t)timer_wheel_slot_start_(now, i) : UINT64_MAX;
-        timer_wheel_work_(w, k);
+        w->debt += k;
+        timer_wheel_work_(w);
     }
     assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
     w->count -= k;
@@ -2790,12 +2793,14 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
     size_t k = 0;
     if ((uint64_t)now >= w->limit || now < w->now)
         return timer_wheel_pop_slow_(w, now, out);
+    w->now = now;
     if (now >= w->runs_low) {
         k = timer_wheel_take_runs_(w, now, out);
         assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
         w->count -= k;
+        if ((w->debt += k) >= 64)
+            timer_wheel_work_(w);
     }
-    w->now = now;
     return k;
 }
 
@@ -2892,9 +2897,7 @@ TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *cw)
 /* The wheel never allocates: room for any number of items is always there. */
 TIMER_INLINE_ int timer_wheel_reserve(struct timer_wheel *w, size_t n)
 {
-    (void)w;
-    (void)n;
-    return 0;
+    return ((void)w, (void)n, 0);
 }
 
 TIMER_INLINE_ void timer_wheel_clear(struct timer_wheel *w)

@@ -49,7 +49,8 @@
  * + a random delay in [1, 2^23]) until the time passes END, by default
  * 2^24 + 2^20 (the clock crosses 2^24, where the wheel's coarsest busy level
  * turns over: about 3.5 million rounds), then the same with stalls (timers
- * that come due together and re-arm behind now).
+ * that come due together and re-arm behind now), then TIMERS / 10 timers
+ * of which 99% have one fixed delay (see run_loop).
  * Each prints the largest steps (moves + walks, and moves alone) that any one
  * call of next_expiry, pop and insert made after the first round (which may
  * refine the whole window once: printed too), and the wall time (printed,
@@ -1149,7 +1150,10 @@ static int64_t l_earliest(const struct loop *l)
 
 /* pop(now) and the checks: exactly the behind items and those counted at
  * ticks (last_pop, now], in (expiry, arrival) order; then each handled. */
-static size_t l_pop(struct loop *l, int64_t now, bool stall)
+enum loop_mode { LOOP_EVENT, LOOP_STALL, LOOP_FIXED };
+#define FIXED_DELAY 30000
+
+static size_t l_pop(struct loop *l, int64_t now, enum loop_mode mode)
 {
     struct adv *a = &l->a;
     struct tlist out = { NULL, NULL }, *link;
@@ -1183,8 +1187,10 @@ static size_t l_pop(struct loop *l, int64_t now, bool stall)
     l->items += k;
     for (i = 0; i < k; i++) {
         struct aitem *it = &a->it[a->due[i]];
-        if (stall && it->period > 0)
+        if (mode == LOOP_STALL && it->period > 0)
             l_arm(l, a->due[i], ac_expire(it) + it->period); /* last + period: maybe still behind now */
+        else if (mode == LOOP_FIXED)
+            l_arm(l, a->due[i], now + it->period);
         else
             l_arm(l, a->due[i], now + rnd(1, INT64_C(1) << 23));
     }
@@ -1240,16 +1246,21 @@ static void l_report(struct loop *l, const char *name, size_t n)
  * re-arm each due timer at now + a random delay (the stall loop's 1024
  * periodic timers, periods 2^13 to 2^15: at last + period, which after a
  * stall is still behind now, so they come due together again). Until the
- * time has passed `end` (by default 2^24 + 2^20). */
-static void run_loop(size_t n, bool stall, int64_t end)
+ * time has passed `end` (by default 2^24 + 2^20). The fixed-delay loop: 99%
+ * of the timers re-armed at now + 30000, 1% at now + their own random delay
+ * up to that, until 12 x 30000 (the wheel's pending slots then fill with
+ * long sorted stretches, which pops handing out run items in line must
+ * prepare as they go: 2.2's review found one call refining 60,000). */
+static void run_loop(size_t n, enum loop_mode mode, int64_t end)
 {
     struct loop l;
     struct timespec t0;
     size_t i;
-    const char *name = stall ? "stall" : "event";
+    bool stall = mode == LOOP_STALL;
+    const char *name = stall ? "stall" : mode == LOOP_FIXED ? "fixed-delay" : "event";
 
     memset(&l, 0, sizeof l);
-    th_ctx.test = stall ? "stall loop" : "event loop";
+    th_ctx.test = stall ? "stall loop" : mode == LOOP_FIXED ? "fixed-delay loop" : "event loop";
     adv_init(&l.a, n, 0);
     l.ring = (unsigned char *)th_alloc((size_t)RING_MASK + 1, 1);
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1257,6 +1268,9 @@ static void run_loop(size_t n, bool stall, int64_t end)
         if (stall && i < 1024) {
             l.a.it[i].period = rnd(INT64_C(1) << 13, INT64_C(1) << 15);
             l_arm(&l, i, rnd(1, l.a.it[i].period));
+        } else if (mode == LOOP_FIXED) {
+            l.a.it[i].period = rnd(1, 100) <= 99 ? FIXED_DELAY : rnd(1, FIXED_DELAY);
+            l_arm(&l, i, rnd(1, FIXED_DELAY));
         } else {
             l_arm(&l, i, rnd(1, INT64_C(1) << 23));
         }
@@ -1282,7 +1296,7 @@ static void run_loop(size_t n, bool stall, int64_t end)
             l.now = t;
         if (stall && l.rounds % 1024 == 1023)
             l.now += rnd(INT64_C(1) << 14, INT64_C(1) << 16);
-        l_pop(&l, l.now, stall);
+        l_pop(&l, l.now, mode);
         l.rounds++;
     }
     printf("%s loop, %s, %zu timers: %llu rounds, %llu items handed out, clock 0 to %" PRId64 "%s: %.2f s; "
@@ -1330,8 +1344,9 @@ int main(int argc, char **argv)
     if (!loop)
         return run_inputs(seed, size, only);
     th_rng = seed;
-    run_loop(size, false, end);
-    run_loop(size, true, end);
+    run_loop(size, LOOP_EVENT, end);
+    run_loop(size, LOOP_STALL, end);
+    run_loop(size / 10, LOOP_FIXED, 12 * FIXED_DELAY);
     printf("adversarial %s loops: %s\n", TK_KIND, th_failures ? "FAILED" : "ok");
     return th_failures != 0;
 }

@@ -744,6 +744,32 @@ static void test_pop_order_script(void)
     th_fini(&h);
 }
 
+/* Ties across a boundary of every wheel scale, after next_expiry: two
+ * items at 64^k + 5, next_expiry (the wheel refines them to its finest
+ * level and leaves its clock at 64^k - 1), then eight more at the same
+ * expiry (the wheel files them a level up, where a sorted slot may become a
+ * run): all ten must pop in arrival order. 2.2's wheel, before its review,
+ * handed the eight out first. */
+static void test_ties_after_next_expiry(void)
+{
+    int k;
+    for (k = 1; k <= 9; k++) {
+        int64_t e = conf_pow64(k) + 5;
+        struct th h;
+        long i;
+        th_init(&h, 10, 0);
+        TH_EQ(th_insert(&h, 0, e), 0);
+        TH_EQ(th_insert(&h, 1, e), 0);
+        TH_EQ(th_next_expiry(&h), e);
+        for (i = 2; i < 10; i++)
+            TH_EQ(th_insert(&h, (size_t)i, e), 0);
+        TH_EQ(th_pop(&h, e), 10);
+        for (i = 0; i < 10; i++)
+            TH_EQ(th_drain_one(&h), i);
+        th_fini(&h);
+    }
+}
+
 /* Fixed-delay timeouts, the wheel's sorted runs: items armed at now + D
  * arrive in expiry order, so the wheel hands whole coarse slots out from
  * their fronts. Four delay streams are offset so that items armed later
@@ -1653,6 +1679,7 @@ static const struct {
     { "bulk", test_bulk },
     { "zeroed_result_list", test_zeroed_result_list },
     { "pop_order_ties", test_pop_order_ties },
+    { "ties_after_next_expiry", test_ties_after_next_expiry },
     { "pop_order_script", test_pop_order_script },
     { "fixed_delay_runs", test_fixed_delay_runs },
     { "next_expiry", test_next_expiry },
