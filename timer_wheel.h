@@ -589,7 +589,10 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
  * the clock's groups below are at their last slot), P is walked first: a
  * front of 8 or more items in expiry order (fixed-delay timeouts are
  * inserted that way) becomes a run, so its items are not refined level by
- * level; a few items are refined all the same (a run would cost as much).
+ * level; a few items are refined all the same (a run would cost as much),
+ * and so is a front short of P's end while 16 runs are in use (fronts of
+ * unordered items that tie, thousands a tick, would otherwise fill the
+ * runs, and merging them is not spread over calls).
  * Once any item of the group went down, its later items follow: a run
  * would hold items that arrived after them. Every list stays in arrival
  * order. */
@@ -612,7 +615,9 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
         TIMER_WHEEL_ON_WALK_(k);
         if (k < 8 && k == budget)           /* sorted as far as walked: later */
             return k;
-        run = k >= 8;                       /* a sorted front: a run */
+        for (up = timer_wheel_runs_(w), j = 0; up != 0; up &= up - 1)
+            j++;                            /* runs in use */
+        run = k >= 8 && (pos == ph || j < 16);  /* a sorted front: a run */
     }
     if (!run)
         for (pos = first, budget -= k, k = 0; pos != ph && budget-- != 0; pos = next, k++) {
