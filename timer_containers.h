@@ -2114,12 +2114,13 @@ TIMER_FUNCTIONS_END_
  *   it); a pop with nothing left in the slots lets the clock go back to the
  *   caller's time (after pop(TIMER_NEVER) to drain, say);
  * - single calls: pops prepare the pending slots as they go, 16 steps in
- *   each that is not the inline fast path and 4 per item handed out (an
- *   event loop re-arms what it pops), so a call moves more only for items
- *   no earlier call had the chance to prepare (a window of timers inserted
- *   in bulk and then reached at once), and an insert behind the clock may
- *   do the run merges that 32 runs in use call for. In an event loop of 1M
- *   timers (docs/design.md) no call moved more than a few dozen items;
+ *   each that is not the inline fast path and 4 per item that arrived
+ *   since (an event loop re-arms what it pops), so a call moves more only
+ *   for items no earlier call had the chance to prepare (a window of
+ *   timers inserted in bulk and then reached at once), and an insert
+ *   behind the clock may do the run merges that 32 runs in use call for.
+ *   In an event loop of 1M timers (docs/design.md) no call moved more than
+ *   a few dozen items;
  * - min_time is O(1), const, and never later than the earliest expiry; it
  *   is exact when the earliest item lies in the clock's finest 64-tick
  *   window or is the first item of a run known to be first; otherwise it is
@@ -2163,7 +2164,7 @@ struct timer_wheel_node {
  * functions' part checks that the two agree. */
 #define TIMER_WHEEL_DEFINE_TYPE(name)                                                                \
     typedef struct name { struct { int64_t now; uint64_t limit; int64_t runs_low, upto; int best;     \
-        size_t count, debt; size_t run_size[64]; uint64_t occupied[22];                              \
+        size_t count, debt, settled; size_t run_size[64]; uint64_t occupied[22];                     \
         struct tlist slot[1408]; } wheel; } name;
 
 #endif /* TIMER_WHEEL_H_TYPES */
@@ -2198,6 +2199,7 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     int best;
     size_t count;           /* pending items */
     size_t debt;            /* items handed out since the background last worked */
+    size_t settled;         /* the count when it last worked */
     size_t run_size[64];    /* items a run received, less those popped: >= its length */
     /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
      * bit is set, so init only has to clear 22 words. */
@@ -2258,7 +2260,7 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
     w->limit = UINT64_MAX;
     w->runs_low = TIMER_NEVER;
     w->best = -1;
-    w->count = w->debt = 0;
+    w->count = w->debt = w->settled = 0;
     tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
 
@@ -2608,18 +2610,16 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
 {
     uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1, up;
-    size_t p = 128 * l + (group & 127), k = 0;
-    struct tlist *ph = &w->slot[p], *pos, *next, *first, *end;
+    size_t p = 128 * l + (group & 127), k = 0, j = l - 1;
+    struct tlist *ph = &w->slot[p], *pos, *next, *first = NULL, *end;
     int64_t last = 0;
-    unsigned j = l - 1;
     bool fresh = w->occupied[2 * j + (group & 1)] == 0, run = false;
     if (!tbitmap_test(w->occupied, p) || (budget != SIZE_MAX && ph->next == ph->prev))
         return 0;
-    first = ph->next;
     for (; fresh && j > 0 && ((up = (uint64_t)w->now >> (TIMER_WHEEL_BITS * j)) & 63) == 63; j--)
         fresh = w->occupied[2 * (j - 1) + ((up + 1) & 1)] == 0;
     if (fresh) {
-        for (pos = first; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
+        for (pos = first = ph->next; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
             last = timer_wheel_node_of_(pos)->expire;
         TIMER_WHEEL_ON_WALK_(k);
         if (k < 8 && k == budget)           /* sorted as far as walked: later */
@@ -2629,8 +2629,12 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
         run = k >= 8 && (pos == ph || j < 16);  /* a sorted front: a run */
     }
     if (!run)
-        for (pos = first, budget -= k, k = 0; pos != ph && budget-- != 0; pos = next, k++) {
+        for (pos = ph->next, end = ph->prev, budget -= k, k = 0; pos != ph && budget-- != 0; pos = next, k++) {
             next = pos->next;
+            /* A second chain of loads, from the back until the two meet:
+             * two cache misses in flight, and the front finds those items
+             * loaded (volatile: the compiler keeps loads nothing reads). */
+            end = end == pos || end == next || end == NULL ? NULL : ((volatile struct tlist *)end)->prev;
             TIMER_WHEEL_ON_MOVE_();
             pos->next = NULL;
             timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)timer_wheel_node_of_(pos)->expire >> (TIMER_WHEEL_BITS * (l - 1))) & 127),
@@ -2647,19 +2651,24 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
 }
 
 /* The background: 16 steps (items refined or walked), and 4 more for each
- * item handed out since it last worked (an event loop re-arms what it pops,
- * and the re-arms land in the slots to be prepared), on the pending slots of
- * the clock now, finest level first (its deadline is the nearest). Each
- * slow pop ends with it, and an inline pop once it has handed out 64 items
- * since (a loop of fixed-delay timeouts pops them from runs, in line). */
+ * item that arrived since it last worked and is still pending (the count
+ * then, less the items handed out since, to the count now), on the pending
+ * slots of the clock now, finest level first (its deadline is the nearest).
+ * What arrives is what must be prepared: an event loop re-arms what it
+ * pops, while a pop through timers inserted in bulk finds its slots where
+ * the inserts put them, and refines each when it gets there, at once, from
+ * both ends of its list (cache misses in pairs), not ahead in small parts.
+ * Each slow pop ends with it, and an inline pop once it has handed out 64
+ * items since (a loop of fixed-delay timeouts pops them from runs, in line). */
 TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
-    size_t budget = 16 + 4 * w->debt, k = 1;
+    size_t in = w->count + w->debt, budget = 16 + 4 * (in > w->settled ? in - w->settled : 0), k = 1;
     unsigned l;
     for (l = 1; l < TIMER_WHEEL_LEVELS && budget != 0; l++, k = 1)
         while (k != 0 && budget != 0 && tbitmap_test(w->occupied, timer_wheel_pending_(w, l)))
             budget -= (k = timer_wheel_step_(w, l, budget)) < budget ? k : budget;
     w->debt = 0;
+    w->settled = w->count;
 }
 
 /* The pending slots whose range is level l's second half: level l + 1's,
@@ -2938,8 +2947,7 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
         if (w->slot[i].next == &w->slot[i] || (i < TIMER_WHEEL_RUN0 && (uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit))
             return "bitmap marks an empty list, or a slot starts before limit";
         for (pos = w->slot[i].next; pos != &w->slot[i]; pos = pos->next) {
-            const struct timer_wheel_node *n = (const struct timer_wheel_node *)(const void *)
-                ((const char *)pos - offsetof(struct timer_wheel_node, link));
+            const struct timer_wheel_node *n = timer_wheel_node_of_((struct tlist *)(uintptr_t)pos);
             uint64_t e = (uint64_t)n->expire >> s;
             if (++seen > w->count || pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos || n->expire < 0)
                 return "more items in lists than the count, a broken list, or a due item in one";
