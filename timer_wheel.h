@@ -582,21 +582,22 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 
 /* ---- refining ahead of the clock ------------------------------------------ */
 
-/* Prepare level l's pending slot P, up to `budget` steps: the steps spent,
- * 0 when there is nothing to do (P is empty; or holds one item and this is
- * the background: the scan compares a lone item where it is, and pop may
- * take it from there). P's items go, front first, to the second half of
- * level l - 1, which is P's range (refining). Before anything of P's group
- * went down (to that half, or to a finer second half inside P's range while
- * the clock's groups below are at their last slot), P is walked first: a
- * front of 8 or more items in expiry order (fixed-delay timeouts are
- * inserted that way) becomes a run, so its items are not refined level by
- * level; a few items are refined all the same (a run would cost as much),
- * and so is a front short of P's end while 16 runs are in use (fronts of
- * unordered items that tie, thousands a tick, would otherwise fill the
- * runs, and merging them is not spread over calls).
- * Once any item of the group went down, its later items follow: a run
- * would hold items that arrived after them. Every list stays in arrival
+/* Prepare level l's pending slot P, which is not empty (the callers see to
+ * it), up to `budget` steps. It returns the items moved, or walked into a
+ * run, or walked when the budget ended the walk; 0 only when a walk took
+ * the budget and moved nothing (the background moves on). With budget
+ * SIZE_MAX a call always empties P or makes a run of its front. P's items
+ * go, front first, to the second half of level l - 1, which is P's range
+ * (refining). Before anything of P's group went down (to that half, or to
+ * a finer second half inside P's range while the clock's groups below are
+ * at their last slot), P is walked first: a front of 8 or more items in
+ * expiry order (fixed-delay timeouts are inserted that way) becomes a run,
+ * so its items are not refined level by level; a few items are refined all
+ * the same (a run would cost as much), and so is a front short of P's end
+ * while 16 runs are in use (fronts of unordered items that tie, thousands a
+ * tick, would otherwise fill the runs, and merging them is not spread over
+ * calls). Once any item of the group went down, its later items follow: a
+ * run would hold items that arrived after them. Every list stays in arrival
  * order. */
 TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
 {
@@ -605,8 +606,6 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
     struct tlist *ph = &w->slot[p], *pos, *next, *first = NULL, *end;
     int64_t last = 0;
     bool fresh = w->occupied[2 * j + (group & 1)] == 0, run = false;
-    if (!tbitmap_test(w->occupied, p) || (budget != SIZE_MAX && ph->next == ph->prev))
-        return 0;
     for (; fresh && j > 0 && ((up = (uint64_t)w->now >> (TIMER_WHEEL_BITS * j)) & 63) == 63; j--)
         fresh = w->occupied[2 * (j - 1) + ((up + 1) & 1)] == 0;
     if (fresh) {
@@ -644,22 +643,26 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
 /* The background: 16 steps (items refined or walked), and 4 more for each
  * item that arrived since it last worked and is still pending (the count
  * then, less the items handed out since, to the count now), on the pending
- * slots of the clock now, finest level first (its deadline is the nearest).
- * What arrives is what must be prepared: an event loop re-arms what it
- * pops, while a pop through timers inserted in bulk finds its slots where
- * the inserts put them, and refines each when it gets there, at once, from
- * both ends of its list (cache misses in pairs), not ahead in small parts.
- * Each slow pop ends with it, and an inline pop once it has handed out 64
- * items since (a loop of fixed-delay timeouts pops them from runs, in line). */
+ * slots of the clock now, finest level first (its deadline is the nearest),
+ * up to the coarsest level in use. A slot of one item is left where it is:
+ * the scan compares it there, and pop takes it from there. What arrives is
+ * what must be prepared: an event loop re-arms what it pops, while a pop
+ * through timers inserted in bulk finds its slots where the inserts put
+ * them, and refines each when it gets there, at once, from both ends of its
+ * list (cache misses in pairs), not ahead in small parts. Each slow pop
+ * ends with it, and an inline pop once it has handed out 64 items since (a
+ * loop of fixed-delay timeouts pops them from runs, in line). */
 TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
-    size_t in = w->count + w->debt, budget = 16 + 4 * (in > w->settled ? in - w->settled : 0), k = 1;
-    unsigned l;
-    for (l = 1; l < TIMER_WHEEL_LEVELS && budget != 0; l++, k = 1)
-        while (k != 0 && budget != 0 && tbitmap_test(w->occupied, timer_wheel_pending_(w, l)))
-            budget -= (k = timer_wheel_step_(w, l, budget)) < budget ? k : budget;
-    w->debt = 0;
-    w->settled = w->count;
+    size_t in = w->count + w->debt, budget = 16 + 4 * (in > w->settled ? in - w->settled : 0), p, k;
+    unsigned l = 2 * TIMER_WHEEL_LEVELS - 2, top;
+    while (l > 1 && (w->occupied[l] | w->occupied[l - 1]) == 0)
+        l -= 2;                             /* above level l / 2 every slot is empty */
+    for (top = l / 2, l = 1; l <= top && budget != 0; l++)
+        while (budget != 0 && tbitmap_test(w->occupied, p = timer_wheel_pending_(w, l)) && w->slot[p].next != w->slot[p].prev &&
+               (k = timer_wheel_step_(w, l, budget)) != 0)
+            budget -= k < budget ? k : budget;
+    w->settled = w->count, w->debt = 0;
 }
 
 /* The pending slots whose range is level l's second half: level l + 1's,
@@ -682,8 +685,8 @@ TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, boo
             *pend = true;
             return p;
         }
-        while (timer_wheel_step_(w, m, SIZE_MAX) != 0)
-            continue;                       /* until P is empty */
+        while (tbitmap_test(w->occupied, timer_wheel_pending_(w, m)))
+            (void)timer_wheel_step_(w, m, SIZE_MAX);    /* until P is empty */
     }
     return TIMER_WHEEL_NSLOTS;
 }
@@ -728,8 +731,8 @@ TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i, int64_
     if (i != timer_wheel_pending_(w, l))
         w->now = start - 1;
     w->limit = (uint64_t)start;
-    while (timer_wheel_step_(w, l, SIZE_MAX) != 0)
-        continue;                           /* until P is empty */
+    while (tbitmap_test(w->occupied, i))
+        (void)timer_wheel_step_(w, l, SIZE_MAX);        /* until P is empty */
 }
 
 /* ---- pop, next_expiry, first ------------------------------------------------ */
