@@ -167,7 +167,11 @@ static double lat_run(const struct lat_config *cfg, const struct lat_wl *w, stru
 /* Nearest-rank percentiles of one op's calls: p50, p99, p99.9 and max, in
  * ns, by one counting pass over the 65,536 codes. Returns the number of
  * the slowest call, counted from 1 in the order the run made them. */
-static size_t lat_percentiles(const struct lat_calls *l, int op, uint32_t out[4])
+/* p50, p99, p99.9, max, and in out[4] the max of the calls after the first
+ * (the first follows the untimed fill of 1M timers: issue 20 lets a call on
+ * a window filled in bulk cost O(n) once, and asks for the worst of the
+ * rest). Returns the number of the slowest call. */
+static size_t lat_percentiles(const struct lat_calls *l, int op, uint32_t out[5])
 {
     static size_t hist[65536];
     static const double q[4] = { 0.50, 0.99, 0.999, 1.0 };
@@ -183,6 +187,9 @@ static size_t lat_percentiles(const struct lat_calls *l, int op, uint32_t out[4]
         while (p < 4 && seen >= (size_t)ceil(q[p] * (double)n) && seen > 0)
             out[p++] = lat_decode((uint16_t)c);
     }
+    for (out[4] = 0, i = 1; i < n; i++)
+        if (lat_decode(l->code[op][i]) > out[4])
+            out[4] = lat_decode(l->code[op][i]);
     for (i = 0; i < n; i++)                     /* which call was the slowest (the first of them) */
         if (lat_decode(l->code[op][i]) == out[3])
             return i + 1;
@@ -249,25 +256,25 @@ static void describe(const struct lat_wl *w, const struct lat_calls *l, double s
 static void report(const struct lat_wl *w, const struct lat_calls *l, FILE *csv)
 {
     int op, k, p;
-    char b[4][32];
-    printf("%-12s %10s  %-6s %10s %10s %10s %10s %12s\n", "op", "calls", "kind", "p50", "p99", "p99.9", "max",
-           "slowest: #");
+    char b[5][32];
+    printf("%-12s %10s  %-6s %10s %10s %10s %10s %12s %11s\n", "op", "calls", "kind", "p50", "p99", "p99.9", "max",
+           "slowest: #", "max not #1");
     for (op = 0; op < LAT_NOPS; op++) {
         if (l[0].calls[op] == 0)
             continue;
         for (k = 0; k < MAX_KINDS; k++) {
-            uint32_t v[4];
+            uint32_t v[5];
             size_t slowest = lat_percentiles(&l[k], op, v);
-            for (p = 0; p < 4; p++)
+            for (p = 0; p < 5; p++)
                 fmt_ns(v[p], b[p], sizeof b[p]);
             if (k == 0)
                 printf("%-12s %10zu  ", op_names[op], l[k].calls[op]);
             else
                 printf("%-12s %10s  ", "", "");
-            printf("%-6s %10s %10s %10s %10s %12zu\n", kinds[k]->name, b[0], b[1], b[2], b[3], slowest);
+            printf("%-6s %10s %10s %10s %10s %12zu %11s\n", kinds[k]->name, b[0], b[1], b[2], b[3], slowest, b[4]);
             if (csv != NULL)
-                fprintf(csv, "%s,%s,%s,%zu,%zu,%u,%u,%u,%u,%zu,%d,%u\n", w->name, kinds[k]->name, op_names[op],
-                        w->n, l[k].calls[op], v[0], v[1], v[2], v[3], slowest, l[k].runs, step_ns);
+                fprintf(csv, "%s,%s,%s,%zu,%zu,%u,%u,%u,%u,%zu,%d,%u,%u\n", w->name, kinds[k]->name, op_names[op],
+                        w->n, l[k].calls[op], v[0], v[1], v[2], v[3], slowest, l[k].runs, step_ns, v[4]);
         }
     }
 }
@@ -285,7 +292,8 @@ static void print_header(const struct lat_config *cfg)
            "  noise (an interrupt, another process) counts only where it hit every run. Kinds take turns in\n"
            "  each run, in an order rotated from run to run. Percentiles: nearest rank over `calls`\n"
            "  (p99.9 leaves calls/1000 above it); kept to the ns below 1 us, within 0.1%% above. slowest: the\n"
-           "  number of the slowest call, counted from 1 in the order the workload makes them. The clock\n"
+           "  number of the slowest call, counted from 1 in the order the workload makes them; max not #1:\n"
+           "  the slowest but for the op's first call, which follows the untimed fill of the timers. The clock\n"
            "  advances in steps of %u ns here: a call's time is known to about that, and one below it prints\n"
            "  as <%u ns.\n",
            lat_clock_cost(cfg->runs), cfg->runs, cfg->runs, cfg->runs, step_ns, step_ns);
@@ -378,7 +386,7 @@ int main(int argc, char **argv)
         csv = fopen(cfg.csv, "w");
         if (csv == NULL)
             bench_fail("cannot write %s", cfg.csv);
-        fprintf(csv, "workload,kind,op,n,calls,p50_ns,p99_ns,p999_ns,max_ns,slowest_call,runs,clock_step_ns\n");
+        fprintf(csv, "workload,kind,op,n,calls,p50_ns,p99_ns,p999_ns,max_ns,slowest_call,runs,clock_step_ns,max_after_first_ns\n");
     }
     for (w = 0; w < LAT_NWL; w++) {
         struct lat_wl wl;
