@@ -659,8 +659,8 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
     while (l > 1 && (w->occupied[l] | w->occupied[l - 1]) == 0)
         l -= 2;                             /* above level l / 2 every slot is empty */
     for (top = l / 2, l = 1; l <= top && budget != 0; l++)
-        while (budget != 0 && tbitmap_test(w->occupied, p = timer_wheel_pending_(w, l)) && w->slot[p].next != w->slot[p].prev &&
-               (k = timer_wheel_step_(w, l, budget)) != 0)
+        while ((l < 2 || ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l - 2) & 3) != 0) && tbitmap_test(w->occupied, p = timer_wheel_pending_(w, l)) &&
+               w->slot[p].next != w->slot[p].prev && (k = timer_wheel_step_(w, l, budget)) != 0)
             budget -= k < budget ? k : budget;
     w->settled = w->count, w->debt = 0;
 }
