@@ -2113,14 +2113,14 @@ TIMER_FUNCTIONS_END_
  *   forward, never past the earliest item (nothing observable depends on
  *   it); a pop with nothing left in the slots lets the clock go back to the
  *   caller's time (after pop(TIMER_NEVER) to drain, say);
- * - single calls: pops prepare the pending slots as they go, 16 steps in
- *   each that is not the inline fast path and 4 per item that arrived
- *   since (an event loop re-arms what it pops), so a call moves more only
- *   for items no earlier call had the chance to prepare (a window of
- *   timers inserted in bulk and then reached at once), and an insert
- *   behind the clock may do the run merges that 32 runs in use call for.
- *   In an event loop of 1M timers (docs/design.md) no call moved more than
- *   a few dozen items;
+ * - single calls: pops prepare the pending slots as they go (from a
+ *   quarter into the group before each), 16 steps in each that is not the
+ *   inline fast path and 4 per item that arrived since (an event loop
+ *   re-arms what it pops), so a call moves more only for items no earlier
+ *   call had the chance to prepare (a window of timers inserted in bulk
+ *   and then reached at once), and an insert behind the clock may do the
+ *   run merges that 32 runs in use call for. In an event loop of 1M timers
+ *   (docs/design.md) no call moved more than a few dozen items;
  * - min_time is O(1), const, and never later than the earliest expiry; it
  *   is exact when the earliest item lies in the clock's finest 64-tick
  *   window or is the first item of a run known to be first; otherwise it is
@@ -2653,8 +2653,12 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
  * item that arrived since it last worked and is still pending (the count
  * then, less the items handed out since, to the count now), on the pending
  * slots of the clock now, finest level first (its deadline is the nearest),
- * up to the coarsest level in use. A slot of one item is left where it is:
- * the scan compares it there, and pop takes it from there. What arrives is
+ * up to the coarsest level in use; level 2 and up once the clock is a
+ * quarter into the group before the slot's, since what it walks earlier may
+ * leave before it is due (idle connections push their timeouts back on
+ * every message), and the rest of the group leaves it the same time. A slot
+ * of one item is left where it is: the scan compares it there, and pop
+ * takes it from there. What arrives is
  * what must be prepared: an event loop re-arms what it pops, while a pop
  * through timers inserted in bulk finds its slots where the inserts put
  * them, and refines each when it gets there, at once, from both ends of its
