@@ -2674,7 +2674,7 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
     for (top = l / 2, l = 1; l <= top && budget != 0; l++)
         while ((l < 2 || ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l - 2) & 3) != 0) && tbitmap_test(w->occupied, p = timer_wheel_pending_(w, l)) &&
                w->slot[p].next != w->slot[p].prev && (k = timer_wheel_step_(w, l, budget)) != 0)
-            budget -= k < budget ? k : budget;
+            budget -= k;                    /* step_ spends no more than budget */
     w->settled = w->count, w->debt = 0;
 }
 
