@@ -2177,8 +2177,8 @@ struct timer_wheel_node {
     typedef struct name {                                                              \
         struct {                                                                       \
             int64_t now; uint64_t limit, wake; int64_t runs_low, upto, high;           \
-            int best, visiting; unsigned refining; uint64_t merging;                   \
-            size_t count, credit[11];                                                  \
+            uint64_t merging; size_t count; uint64_t pending[11], refined[11];         \
+            uint32_t credit[11]; int best, visiting; unsigned owed, pad_;              \
             uint64_t occupied[24]; struct tlist slot[1536];                            \
         } wheel;                                                                       \
     } name;
@@ -2227,12 +2227,17 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
      * expiry it may hand out before another run's item (upto). */
     int64_t upto;
     int64_t high;           /* the latest expiry the due run took (-1: none since empty) */
-    int best;
-    int visiting;           /* a visit is walking the lists: next_expiry and first prepare nothing */
-    unsigned refining;      /* bit l: something of level l's pending group went down */
     uint64_t merging;       /* bit t: tier t merges its two runs */
     size_t count;           /* pending items */
-    size_t credit[TIMER_WHEEL_LEVELS];  /* extra steps: 8 per arrival in the pending slot */
+    /* By level: its pending group as of the last slow call (an insert
+     * there is an arrival to prepare; level 0: none), and the group of
+     * which something went down (refined) last. */
+    uint64_t pending[TIMER_WHEEL_LEVELS], refined[TIMER_WHEEL_LEVELS];
+    uint32_t credit[TIMER_WHEEL_LEVELS];    /* extra steps: 8 per arrival in its pending slot */
+    int best;
+    int visiting;           /* a visit is walking the lists: next_expiry and first prepare nothing */
+    unsigned owed;          /* bit l: level l's pending slot may hold two items or more */
+    unsigned pad_;          /* keeps slot[] at a multiple of 16 bytes (one add less per address) */
     /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
      * bit is set, so init only has to clear 24 words. */
     uint64_t occupied[TIMER_WHEEL_NSLOTS / 64];
@@ -2241,7 +2246,8 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
 TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
 TIMER_STATIC_CHECK_(timer_wheel_layout_check_,
                     sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
-                        offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot))
+                        offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot) &&
+                        offsetof(struct timer_wheel, slot) % 16 == 0)
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -2298,11 +2304,14 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
     w->high = -1;
     w->best = -1;
     w->visiting = 0;
-    w->refining = 0;
+    w->owed = 0;
     w->merging = 0;
     w->count = 0;
-    for (l = 0; l < TIMER_WHEEL_LEVELS; l++)
+    for (l = 0; l < TIMER_WHEEL_LEVELS; l++) {
         w->credit[l] = 0;
+        w->refined[l] = UINT64_MAX;
+        w->pending[l] = l == 0 ? UINT64_MAX : ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
+    }
     tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
 
@@ -2341,20 +2350,36 @@ TIMER_INLINE_ size_t timer_wheel_pending_(const struct timer_wheel *w, unsigned 
 /* The clock's 6-bit digit at level l. */
 #define timer_wheel_digit_(w, l) (((uint64_t)(w)->now >> (TIMER_WHEEL_BITS * (l))) & 63)
 
-/* Level l's run of its pending group (the runs alternate by group parity). */
-TIMER_INLINE_ size_t timer_wheel_run_(const struct timer_wheel *w, unsigned l)
+/* Has level l's pending slot work left (two items or more)? */
+TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
 {
-    uint64_t g = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
-    return TIMER_WHEEL_RUNS + 2 * (l - 1) + (size_t)(g & 1);
+    size_t p = timer_wheel_pending_(w, l);
+    return tbitmap_test(w->occupied, p) && !timer_wheel_single_(w, p);
 }
 
-/* Move the clock forward to t: every level whose group changes has a new
- * pending group, of which nothing went down yet. */
+/* After the clock moved (in a slow call, or in fast pops since the last
+ * slow call): every level whose group changed has a new pending group,
+ * which may owe work. Level 1's pending group tells where the clock was. */
+TIMER_INLINE_ void timer_wheel_sync_(struct timer_wheel *w)
+{
+    uint64_t moved = (w->pending[1] - 1) ^ ((uint64_t)w->now >> TIMER_WHEEL_BITS);
+    unsigned top, l;
+    if (moved == 0)
+        return;
+    top = 1 + (tbitmap_highest(moved) * 43 >> 8);
+    top = top < TIMER_WHEEL_LEVELS ? top : TIMER_WHEEL_LEVELS - 1;
+    for (l = 1; l <= top; l++) {
+        w->pending[l] = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
+        if (timer_wheel_owes_(w, l))
+            w->owed |= 1u << l;
+    }
+}
+
+/* Move the clock to t, in a slow call. */
 TIMER_INLINE_ void timer_wheel_advance_(struct timer_wheel *w, int64_t t)
 {
-    if (t > w->now)
-        w->refining &= ~((2u << timer_wheel_level_(w->now, t)) - 1);
     w->now = t;
+    timer_wheel_sync_(w);
 }
 
 /* ---- lists ------------------------------------------------------------------- */
@@ -2629,20 +2654,40 @@ TIMER_NOINLINE_ size_t timer_wheel_take_behind_(struct timer_wheel *w, int64_t b
  * first prepares it (the pop takes the slow path), with 8 steps for it. */
 TIMER_NOINLINE_ void timer_wheel_arrive_(struct timer_wheel *w, unsigned l)
 {
-    if (l != 0) {
-        w->credit[l] += 8;
-        w->wake = w->wake < (uint64_t)w->now + 1 ? w->wake : (uint64_t)w->now + 1;
-    }
+    w->credit[l] += 8;
+    w->owed |= 1u << l;
+    w->wake = w->wake < (uint64_t)w->now + 1 ? w->wake : (uint64_t)w->now + 1;
 }
 
-/* Link n into its slot at level l (its level against the clock). */
-TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, unsigned l, struct timer_wheel_node *n)
+/* Link n (expire later than the clock) into its slot: the highest bit in
+ * which the two differ gives the level (tables, as 2.1 and skynet do), the
+ * expiry's low 7 bits there the slot. A slot that was empty becomes
+ * pending one group of its level before it starts: no pop may pass that
+ * time in line (wake); an item in the pending slot is an arrival. */
+TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
-    unsigned s = TIMER_WHEEL_BITS * l;
-    uint64_t g = (uint64_t)n->expire >> s;
-    timer_wheel_link_(w, 128 * (size_t)l + (size_t)(g & 127), n);
-    if (g - ((uint64_t)w->now >> s) == 1)
-        timer_wheel_arrive_(w, l);
+#define TIMER_WHEEL_L6_(x) x, x, x, x, x, x
+    static const unsigned char shift[64] = {
+        TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(6), TIMER_WHEEL_L6_(12), TIMER_WHEEL_L6_(18),
+        TIMER_WHEEL_L6_(24), TIMER_WHEEL_L6_(30), TIMER_WHEEL_L6_(36), TIMER_WHEEL_L6_(42),
+        TIMER_WHEEL_L6_(48), TIMER_WHEEL_L6_(54), 60, 60, 60, 60};
+    static const unsigned short first[64] = {
+        TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(128), TIMER_WHEEL_L6_(256), TIMER_WHEEL_L6_(384),
+        TIMER_WHEEL_L6_(512), TIMER_WHEEL_L6_(640), TIMER_WHEEL_L6_(768), TIMER_WHEEL_L6_(896),
+        TIMER_WHEEL_L6_(1024), TIMER_WHEEL_L6_(1152), 1280, 1280, 1280, 1280};
+#undef TIMER_WHEEL_L6_
+    unsigned bit = tbitmap_highest((uint64_t)n->expire ^ (uint64_t)w->now), s = shift[bit];
+    uint64_t g = (uint64_t)n->expire >> s, when = (g - 1) << s;
+    size_t i = first[bit] + (size_t)(g & 127);
+    if (!tbitmap_test(w->occupied, i)) {
+        tbitmap_set(w->occupied, i);
+        tlist_init(&w->slot[i]);
+        if (s != 0 && when < w->wake)
+            w->wake = when;
+    } else if (g == w->pending[i >> 7]) {
+        timer_wheel_arrive_(w, (unsigned)(i >> 7));
+    }
+    tlist_push_back_(&w->slot[i], &n->link);
 }
 
 /* File an unlinked node at `expire`: at or after limit, straight into its
@@ -2650,25 +2695,24 @@ TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, unsigned l, struct ti
  * lowered to its start, or at or before the clock behind it. */
 TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
-    unsigned l;
-    uint64_t start, end = ((uint64_t)w->now | 63) + 1;
+    unsigned s;
+    uint64_t start;
     if (n->expire <= w->now) {
         timer_wheel_file_behind_(w, n);
         return;
     }
-    l = timer_wheel_level_(w->now, n->expire);
-    start = (uint64_t)n->expire >> (TIMER_WHEEL_BITS * l) << (TIMER_WHEEL_BITS * l);
-    timer_wheel_put_(w, l, n);
+    s = TIMER_WHEEL_BITS * timer_wheel_level_(w->now, n->expire);
+    start = (uint64_t)n->expire >> s << s;
+    timer_wheel_put_(w, n);
     w->limit = start < w->limit ? start : w->limit;
     w->wake = w->limit < w->wake ? w->limit : w->wake;
-    w->wake = end < w->wake ? end : w->wake;
 }
 
 TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
 {
     n->expire = expire;
     if ((uint64_t)expire >= w->limit)
-        timer_wheel_put_(w, timer_wheel_level_(w->now, expire), n);
+        timer_wheel_put_(w, n);
     else
         timer_wheel_file_early_(w, n);
 }
@@ -2760,7 +2804,7 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
                 return -EINVAL;             /* another wheel's item: nothing changes */
             n->expire = expire;
             n->link.next = NULL;
-            timer_wheel_put_(w, l, n);
+            timer_wheel_put_(w, n);
         }
         n->expire = expire;
         return 0;
@@ -2782,9 +2826,10 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
  * slots in the second half of level l - 1, which is g's range (refining). */
 TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
 {
-    size_t p = timer_wheel_pending_(w, l), r = timer_wheel_run_(w, l), k = 0, j = 0;
+    uint64_t g = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
+    size_t p = 128 * l + (g & 127), r = TIMER_WHEEL_RUNS + 2 * (l - 1) + (g & 1), k = 0, j = 0;
     struct tlist *ph = &w->slot[p], *pos = ph->next, *next, *end;
-    if ((w->refining >> l & 1) == 0) {
+    if (w->refined[l] != g) {
         bool had = tbitmap_test(w->occupied, r);
         int64_t last = had ? timer_wheel_back_(w, r) : -1;
         for (; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
@@ -2808,7 +2853,11 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
         j = k;
         budget = budget > k ? budget - k : 1;
     }
-    w->refining |= 1u << l;
+    w->refined[l] = g;
+    if (l > 1 && timer_wheel_digit_(w, l - 1) == 63) {
+        w->owed |= 1u << (l - 1);           /* level l - 1's pending slot lies in g: it may fill */
+        w->wake = w->wake < (uint64_t)w->now + 1 ? w->wake : (uint64_t)w->now + 1;
+    }
     for (end = ph->prev, k = 0; pos != ph && k < budget; pos = next, k++) {
         next = pos->next;
         /* A second chain of loads, from the back until the two meet: two
@@ -2827,28 +2876,42 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
     return j + k;
 }
 
-/* Has level l's pending slot work left (two items or more)? */
-TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
+/* When does the first occupied slot of level l after its pending slot
+ * become pending (one group of level l before it starts)? UINT64_MAX:
+ * none. The slots after the pending one lie in the rest of the clock's
+ * group one level up, then in the group after it. */
+TIMER_INLINE_ uint64_t timer_wheel_next_pending_(const struct timer_wheel *w, unsigned l)
 {
-    size_t p = timer_wheel_pending_(w, l);
-    return tbitmap_test(w->occupied, p) && !timer_wheel_single_(w, p);
+    unsigned s = TIMER_WHEEL_BITS * l;
+    uint64_t from = ((uint64_t)w->now >> s) + 2, bits, g;
+    size_t word = 2 * l + ((from >> 6) & 1);
+    if ((from >> 6) > ((uint64_t)w->now >> s >> 6) + 1)
+        return UINT64_MAX;                  /* beyond both halves */
+    if ((bits = w->occupied[word] & (~UINT64_C(0) << (from & 63))) != 0)
+        g = (from & ~UINT64_C(63)) + tbitmap_lowest(bits);
+    else if ((from >> 6) == ((uint64_t)w->now >> s >> 6) && l + 1 < TIMER_WHEEL_LEVELS &&
+             (bits = w->occupied[word ^ 1]) != 0)
+        g = (from | 63) + 1 + tbitmap_lowest(bits);
+    else
+        return UINT64_MAX;
+    return (g - 1) << s;
 }
 
-/* The quanta of one call: Q steps on each level's pending slot, from the
- * coarsest level in use down, and each level's credit. Levels whose pending
- * slots share a deadline (the clock at the last group of the finer one, so
- * that its pending slot lies in the coarser one's) pool their quanta,
- * spent coarse first, since the finer one's items come from the coarser.
- * Then wake, for the next pop: true while work is left. */
+/* The quanta of one call: Q steps on the pending slot of each level that
+ * may owe work, coarsest first, and each level's credit. Levels whose
+ * pending slots share a deadline (the clock at the last group of the finer
+ * one, so that its pending slot lies in the coarser one's) pool their
+ * quanta, spent coarse first, since the finer one's items come from the
+ * coarser. Then wake, for the next pop: now while items are behind the
+ * clock; now + 1 while a pending slot owes work; else the earlier of limit
+ * and the first time an occupied slot becomes pending. */
 TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
-    unsigned l = 2 * TIMER_WHEEL_LEVELS - 2, m;
-    bool left = false;
-    while (l > 1 && (w->occupied[l] | w->occupied[l - 1]) == 0)
-        l -= 2;                             /* above level l / 2 every slot is empty */
-    for (l /= 2; l >= 1; l = m - 1) {
+    unsigned owed = w->owed, l, m;
+    uint64_t wake = w->limit;
+    while (owed != 0) {
         size_t budget = 0;
-        for (m = l;; m--) {
+        for (l = m = tbitmap_highest(owed);; m--) {
             budget += TIMER_WHEEL_QUANTUM + w->credit[m];
             w->credit[m] = 0;
             if (m == 1 || timer_wheel_digit_(w, m - 1) != 63)
@@ -2859,15 +2922,27 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
                 size_t k = timer_wheel_step_(w, l, budget);
                 budget -= k < budget ? k : budget;
             }
-            left = left || timer_wheel_owes_(w, l);
+            if (timer_wheel_owes_(w, l))
+                w->owed |= 1u << l;
+            else
+                w->owed &= ~(1u << l);
+        }
+        owed &= (1u << m) - 1;
+    }
+    if (timer_wheel_behind_(w)) {
+        wake = (uint64_t)w->now;
+    } else if (w->owed != 0) {
+        wake = (uint64_t)w->now + 1;
+    } else {
+        /* Level l's pending slot starts no earlier than level l - 1's, and
+         * nothing of level l becomes pending before that start. */
+        for (l = 1; l < TIMER_WHEEL_LEVELS &&
+                    ((((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1) << (TIMER_WHEEL_BITS * l)) < wake; l++) {
+            uint64_t t = timer_wheel_next_pending_(w, l);
+            wake = t < wake ? t : wake;
         }
     }
-    if (timer_wheel_behind_(w))
-        w->wake = (uint64_t)w->now;
-    else if (left)
-        w->wake = (uint64_t)w->now + 1;
-    else
-        w->wake = w->limit < ((uint64_t)w->now | 63) + 1 ? w->limit : ((uint64_t)w->now | 63) + 1;
+    w->wake = wake;
 }
 
 /* ---- finding the earliest slot --------------------------------------------- */
@@ -2875,24 +2950,28 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 /* The pending slots whose range is level l's second half: level l + 1's,
  * and more levels' while the clock is in the last group at each. Their
  * items may be earlier than the second half's, and arrived earlier, so they
- * are prepared first; or, with `prepare` false, reported as *pend. One
- * item alone, earlier than the second half's first slot, is returned
- * instead (pop may take it where it is); else NSLOTS. */
+ * go down first: with `prepare`, they are finished here; else the coarsest
+ * that holds items is returned, and *pend set (its start is the range's:
+ * a pop opens it only when it reaches it). One item alone, earlier than the
+ * second half's first slot, is returned instead (pop takes it where it
+ * is); else NSLOTS. */
 TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, bool prepare, bool *pend)
 {
     unsigned top = l + 1, m;
-    size_t p = timer_wheel_pending_(w, top), word = 2 * l + 1 - timer_wheel_digit_(w, top) % 2;
+    size_t p = timer_wheel_pending_(w, top), word = 2 * l + 1 - timer_wheel_digit_(w, top) % 2, q;
     while (top + 1 < TIMER_WHEEL_LEVELS && timer_wheel_digit_(w, top) == 63)
         top++;
     if (top == l + 1 && tbitmap_test(w->occupied, p) && timer_wheel_single_(w, p) &&
         timer_wheel_front_(w, p) < timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word])))
         return p;
     for (m = top; m > l; m--) {
-        if (!prepare && tbitmap_test(w->occupied, timer_wheel_pending_(w, m))) {
+        if (!tbitmap_test(w->occupied, q = timer_wheel_pending_(w, m)))
+            continue;
+        if (!prepare) {
             *pend = true;
-            return p;
+            return q;
         }
-        while (tbitmap_test(w->occupied, timer_wheel_pending_(w, m)))
+        while (tbitmap_test(w->occupied, q))
             (void)timer_wheel_step_(w, m, SIZE_MAX);    /* until P is empty */
     }
     return TIMER_WHEEL_NSLOTS;
@@ -2963,6 +3042,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
     uint64_t bits;
     unsigned l;
     bool pend = false;
+    timer_wheel_sync_(w);
     if (now < w->now) {
         int64_t to = now < 0 ? 0 : now;
         size_t b;
@@ -2974,16 +3054,16 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
         l = to < w->now ? timer_wheel_level_(w->now, to) : 0;
         if (to < w->now && tbitmap_find_first(w->occupied, 0, 128 * l) == 128 * l &&
             (timer_wheel_runs_(w) & ((UINT64_C(1) << 2 * l) - 1)) == 0) {
-            w->refining &= ~((2u << l) - 1);
-            w->now = to;
+            timer_wheel_advance_(w, to);
             w->limit = (uint64_t)to + 1;    /* every slot starts after the clock */
         }
     } else {
         if (timer_wheel_behind_(w))
             k = timer_wheel_take_behind_(w, TIMER_NEVER, out);
-        for (l = 0; (i = timer_wheel_scan_(w, l, true, &pend)) < TIMER_WHEEL_NSLOTS;
-             l = (unsigned)(i >> 7) - (i >= 128)) {
-            int64_t x = timer_wheel_exact_(w, i), start = timer_wheel_slot_start_(w->now, i);
+        for (l = 0; (pend = false, i = timer_wheel_scan_(w, l, false, &pend)) < TIMER_WHEEL_NSLOTS;
+             l = pend ? 0 : (unsigned)(i >> 7) - (i >= 128)) {
+            /* a pending range not yet prepared: opened (all of it) when reached */
+            int64_t x = pend ? -1 : timer_wheel_exact_(w, i), start = timer_wheel_slot_start_(w->now, i);
             int64_t t = x < 0 ? start : x;
             if (w->runs_low <= (t < now ? t : now))
                 k += timer_wheel_take_runs_(w, t < now ? t : now, out);
@@ -3069,7 +3149,8 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_search_(struct timer_wheel *w
  * first, as in every pop. */
 TIMER_INLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
 {
-    if (!w->visiting)
+    timer_wheel_sync_(w);
+    if (w->owed != 0 && !w->visiting)
         timer_wheel_work_(w);
     for (;;) {
         size_t i, r;
@@ -3081,10 +3162,15 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel *w
             *t = timer_wheel_front_(w, i);
             return timer_wheel_node_of_(w->slot[i].next);
         }
-        if ((i = timer_wheel_scan_(w, 0, true, &pend)) < TIMER_WHEEL_NSLOTS) {
-            if ((x = timer_wheel_exact_(w, i)) >= 0)
+        if (timer_wheel_runs_(w) != 0 &&
+            (uint64_t)timer_wheel_front_(w, r = timer_wheel_best_run_(w)) <= w->limit) {
+            *t = timer_wheel_front_(w, r);  /* no slot item is earlier */
+            return timer_wheel_node_of_(w->slot[r].next);
+        }
+        if ((i = timer_wheel_scan_(w, 0, false, &pend)) < TIMER_WHEEL_NSLOTS) {
+            if (!pend && (x = timer_wheel_exact_(w, i)) >= 0)
                 n = timer_wheel_node_of_(w->slot[i].next);
-            else if (i != timer_wheel_pending_(w, (unsigned)(i >> 7)) && timer_wheel_few_(w, i))
+            else if (!pend && i != timer_wheel_pending_(w, (unsigned)(i >> 7)) && timer_wheel_few_(w, i))
                 x = (n = timer_wheel_search_(w, i))->expire;
             else
                 x = timer_wheel_slot_start_(w->now, i);     /* to be opened, unless a run goes first */
@@ -3227,7 +3313,7 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
         (timer_wheel_behind_(w) && w->wake > (uint64_t)w->now))
         return "clock is negative, limit is not later than the clock, or wake is past limit";
     for (i = 1; i < TIMER_WHEEL_LEVELS; i++)
-        if (timer_wheel_owes_(w, (unsigned)i) && w->wake > (uint64_t)w->now + 1 && !w->visiting)
+        if (timer_wheel_owes_(w, (unsigned)i) && w->wake > (uint64_t)w->now + 1)
             return "a pending slot has work left, but the next pop may take the fast path";
     for (i = 0; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++) {
         int64_t last = -1;
