@@ -188,8 +188,14 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
-/* Q: the items of each level's pending slot a call prepares (see the top). */
+/* Q: the items of each level's pending slot a call prepares (see the top).
+ * Tests may set TIMER_WHEEL_QUANTUM_ (test/fuzz/bound.c: 4, so that what
+ * costs O(n) in one call shows at a few thousand items). */
+#ifdef TIMER_WHEEL_QUANTUM_
+#define TIMER_WHEEL_QUANTUM TIMER_WHEEL_QUANTUM_
+#else
 #define TIMER_WHEEL_QUANTUM 64
+#endif
 /* A far slot (nothing before it, not pending) of at most this many items is
  * searched by next_expiry and first; a bigger one is opened. */
 #define TIMER_WHEEL_FEW 8
@@ -210,8 +216,8 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
      * into its slot. */
     uint64_t limit;
     /* A pop at or after it, or before the clock, takes the slow path: at
-     * most limit and the next 64-tick boundary; the clock + 1 while a
-     * pending slot has work left; the clock while items are behind it. */
+     * most limit and the time an occupied slot becomes pending; the clock
+     * while a pending slot has work left or items are behind it. */
     uint64_t wake;
     int64_t runs_low;       /* a lower bound of every run item (TIMER_NEVER: none) */
     /* The run pop hands out from first (best, -1: not known) and the latest
@@ -645,17 +651,17 @@ TIMER_NOINLINE_ size_t timer_wheel_take_behind_(struct timer_wheel *w, int64_t b
  * first prepares it (the pop takes the slow path), with 8 steps for it. */
 TIMER_NOINLINE_ void timer_wheel_arrive_(struct timer_wheel *w, unsigned l)
 {
+    timer_wheel_sync_(w);                   /* pending groups as of now: later arrivals tell */
     w->credit[l] += 8;
     w->owed |= 1u << l;
-    w->wake = w->wake < (uint64_t)w->now + 1 ? w->wake : (uint64_t)w->now + 1;
+    w->wake = w->wake < (uint64_t)w->now ? w->wake : (uint64_t)w->now;
 }
 
-/* Link n (expire later than the clock) into its slot: the highest bit in
- * which the two differ gives the level (tables, as 2.1 and skynet do), the
- * expiry's low 7 bits there the slot. A slot that was empty becomes
- * pending one group of its level before it starts: no pop may pass that
- * time in line (wake); an item in the pending slot is an arrival. */
-TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_node *n)
+/* The slot of an expiry later than the clock: the highest bit in which
+ * the two differ gives the level (tables, as in 2.1 and skynet), the
+ * expiry's low 7 bits there the slot; *g is its group at that level, *s
+ * the level's shift. */
+TIMER_INLINE_ size_t timer_wheel_where_(const struct timer_wheel *w, int64_t expire, uint64_t *g, unsigned *s)
 {
 #define TIMER_WHEEL_L6_(x) x, x, x, x, x, x
     static const unsigned char shift[64] = {
@@ -667,16 +673,29 @@ TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_no
         TIMER_WHEEL_L6_(512), TIMER_WHEEL_L6_(640), TIMER_WHEEL_L6_(768), TIMER_WHEEL_L6_(896),
         TIMER_WHEEL_L6_(1024), TIMER_WHEEL_L6_(1152), 1280, 1280, 1280, 1280};
 #undef TIMER_WHEEL_L6_
-    unsigned bit = tbitmap_highest((uint64_t)n->expire ^ (uint64_t)w->now), s = shift[bit];
-    uint64_t g = (uint64_t)n->expire >> s, when = (g - 1) << s;
-    size_t i = first[bit] + (size_t)(g & 127);
-    if (!tbitmap_test(w->occupied, i)) {
+    unsigned bit = tbitmap_highest((uint64_t)expire ^ (uint64_t)w->now);
+    *s = shift[bit];
+    *g = (uint64_t)expire >> *s;
+    return first[bit] + (size_t)(*g & 127);
+}
+
+/* Link n into its slot i (group g, shift s, from where_). A slot that was
+ * empty becomes pending one group of its level before it starts: no pop
+ * may pass that time in line (wake); an item in a pending slot that holds
+ * items already is an arrival to prepare. */
+TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_node *n, size_t i, uint64_t g,
+                                    unsigned s)
+{
+    if (tbitmap_test(w->occupied, i)) {
+        if (g == w->pending[i >> 7])
+            timer_wheel_arrive_(w, (unsigned)(i >> 7));
+    } else {
         tbitmap_set(w->occupied, i);
         tlist_init(&w->slot[i]);
-        if (s != 0 && when < w->wake)
-            w->wake = when;
-    } else if (g == w->pending[i >> 7]) {
-        timer_wheel_arrive_(w, (unsigned)(i >> 7));
+        if (s != 0 && (g - 1) << s <= (uint64_t)w->now)
+            timer_wheel_arrive_(w, (unsigned)(i >> 7));     /* into an empty pending slot */
+        else if (s != 0 && (g - 1) << s < w->wake)
+            w->wake = (g - 1) << s;
     }
     tlist_push_back_(&w->slot[i], &n->link);
 }
@@ -687,14 +706,15 @@ TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_no
 TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     unsigned s;
-    uint64_t start;
+    uint64_t g, start;
+    size_t i;
     if (n->expire <= w->now) {
         timer_wheel_file_behind_(w, n);
         return;
     }
-    s = TIMER_WHEEL_BITS * timer_wheel_level_(w->now, n->expire);
-    start = (uint64_t)n->expire >> s << s;
-    timer_wheel_put_(w, n);
+    i = timer_wheel_where_(w, n->expire, &g, &s);
+    start = g << s;
+    timer_wheel_put_(w, n, i, g, s);
     w->limit = start < w->limit ? start : w->limit;
     w->wake = w->limit < w->wake ? w->limit : w->wake;
 }
@@ -702,10 +722,14 @@ TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer
 TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
 {
     n->expire = expire;
-    if ((uint64_t)expire >= w->limit)
-        timer_wheel_put_(w, n);
-    else
+    if ((uint64_t)expire >= w->limit) {
+        uint64_t g;
+        unsigned s;
+        size_t i = timer_wheel_where_(w, expire, &g, &s);
+        timer_wheel_put_(w, n, i, g, s);
+    } else {
         timer_wheel_file_early_(w, n);
+    }
 }
 
 TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
@@ -789,13 +813,14 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
         return -EINVAL;
     assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
-        unsigned l = timer_wheel_level_(w->now, expire);
-        if (n->link.next != &w->slot[timer_wheel_index_(l, expire)]) {
+        uint64_t g;
+        unsigned s;
+        size_t i = timer_wheel_where_(w, expire, &g, &s);
+        if (n->link.next != &w->slot[i]) {
             if (!timer_wheel_cut_(w, n))
                 return -EINVAL;             /* another wheel's item: nothing changes */
-            n->expire = expire;
             n->link.next = NULL;
-            timer_wheel_put_(w, n);
+            timer_wheel_put_(w, n, i, g, s);
         }
         n->expire = expire;
         return 0;
@@ -812,8 +837,9 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 /* Prepare level l's pending slot P (not empty; group g, the one after the
  * clock's), up to `budget` steps; returns the steps taken (at least one).
  * While nothing of g went down yet, a front of P in expiry order that
- * continues g's run, or starts one of 8 items or more, is cut onto the run:
- * walked once, never moved. Otherwise P's items go, front first, to their
+ * continues g's run, or starts one of 8 items or more, or is all of P, is
+ * cut onto the run: walked once, never moved (a slot of one item, reached,
+ * is handed out from there, as 2.1's runs did). Otherwise P's items go, front first, to their
  * slots in the second half of level l - 1, which is g's range (refining). */
 TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
 {
@@ -826,7 +852,7 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
         for (; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
             last = timer_wheel_node_of_(pos)->expire;
         TIMER_WHEEL_ON_WALK_(k);
-        if (k != 0 && (had || k >= 8 || k == budget)) {
+        if (k != 0 && (had || k >= 8 || k == budget || pos == ph)) {
             if (!had) {
                 tbitmap_set(w->occupied, r);
                 tlist_init(&w->slot[r]);
@@ -847,7 +873,7 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
     w->refined[l] = g;
     if (l > 1 && timer_wheel_digit_(w, l - 1) == 63) {
         w->owed |= 1u << (l - 1);           /* level l - 1's pending slot lies in g: it may fill */
-        w->wake = w->wake < (uint64_t)w->now + 1 ? w->wake : (uint64_t)w->now + 1;
+        w->wake = w->wake < (uint64_t)w->now ? w->wake : (uint64_t)w->now;
     }
     for (end = ph->prev, k = 0; pos != ph && k < budget; pos = next, k++) {
         next = pos->next;
@@ -893,9 +919,10 @@ TIMER_INLINE_ uint64_t timer_wheel_next_pending_(const struct timer_wheel *w, un
  * pending slots share a deadline (the clock at the last group of the finer
  * one, so that its pending slot lies in the coarser one's) pool their
  * quanta, spent coarse first, since the finer one's items come from the
- * coarser. Then wake, for the next pop: now while items are behind the
- * clock; now + 1 while a pending slot owes work; else the earlier of limit
- * and the first time an occupied slot becomes pending. */
+ * coarser. Then wake, for the next pop: the clock while items are behind
+ * it or a pending slot owes work (the next call spends the credit it has,
+ * or none does); else the earlier of limit and the first time an occupied
+ * slot becomes pending. */
 TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
     unsigned owed = w->owed, l, m;
@@ -920,10 +947,8 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
         }
         owed &= (1u << m) - 1;
     }
-    if (timer_wheel_behind_(w)) {
+    if (timer_wheel_behind_(w) || w->owed != 0) {
         wake = (uint64_t)w->now;
-    } else if (w->owed != 0) {
-        wake = (uint64_t)w->now + 1;
     } else {
         /* Level l's pending slot starts no earlier than level l - 1's, and
          * nothing of level l becomes pending before that start. */
@@ -1008,7 +1033,7 @@ TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i, int64_
 {
     unsigned l = (unsigned)(i >> 7);
     if (i != timer_wheel_pending_(w, l))
-        timer_wheel_advance_(w, start - 1);
+        w->now = start - 1;                 /* the caller syncs (pending groups, owed) */
     w->limit = (uint64_t)start;
     while (tbitmap_test(w->occupied, i))
         (void)timer_wheel_step_(w, l, SIZE_MAX);        /* until P is empty */
@@ -1033,10 +1058,10 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
     uint64_t bits;
     unsigned l;
     bool pend = false;
-    timer_wheel_sync_(w);
     if (now < w->now) {
         int64_t to = now < 0 ? 0 : now;
         size_t b;
+        timer_wheel_sync_(w);
         if (timer_wheel_behind_(w))
             k = timer_wheel_take_behind_(w, now, out);
         for (b = TIMER_WHEEL_DUE; (b = tbitmap_find_first(w->occupied, b, TIMER_WHEEL_NSLOTS)) <
@@ -1065,7 +1090,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
             } else {                        /* then the rest of a level-0 word, straight */
                 for (k += timer_wheel_take_front_(w, i, x, out); i < 128;
                      k += timer_wheel_take_front_(w, i, x, out)) {
-                    timer_wheel_advance_(w, x);
+                    w->now = x;
                     if ((bits = w->occupied[i >> 6] & (~UINT64_C(1) << (x & 63))) == 0 ||
                         (x = (x & ~INT64_C(63)) + (int64_t)tbitmap_lowest(bits)) > now ||
                         w->runs_low <= x)
@@ -1174,7 +1199,7 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel *w
         if (i == TIMER_WHEEL_NSLOTS || n != NULL)
             return n;
         timer_wheel_refine_(w, i, x);
-        w->wake = (uint64_t)w->now + 1;     /* new pending slots: the next pop sees to them */
+        w->wake = (uint64_t)w->now;         /* new pending slots: the next pop sees to them */
     }
 }
 
@@ -1304,7 +1329,7 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
         (timer_wheel_behind_(w) && w->wake > (uint64_t)w->now))
         return "clock is negative, limit is not later than the clock, or wake is past limit";
     for (i = 1; i < TIMER_WHEEL_LEVELS; i++)
-        if (timer_wheel_owes_(w, (unsigned)i) && w->wake > (uint64_t)w->now + 1)
+        if (timer_wheel_owes_(w, (unsigned)i) && w->wake > (uint64_t)w->now)
             return "a pending slot has work left, but the next pop may take the fast path";
     for (i = 0; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++) {
         int64_t last = -1;

@@ -38,6 +38,9 @@
 #   PORT_STEPS         the same in the portability builds (-m32, -O3
 #                      -march=native, -O0, no builtins, heap arity 2)
 #   FUZZ_TEST_SECONDS  how long each libFuzzer target runs (check; default 5)
+#   BOUND_TEST_SECONDS how long fuzz/bound.c's seeded search runs (5 in the
+#                      test tier, 60 in check)
+#   BOUND_FUZZ_SECONDS how long libFuzzer runs fuzz/bound.c (check; 120)
 # The step counts default to 200000 in the test tier and to 4000000 (STEPS)
 # and 1000000 (SAN_STEPS, PORT_STEPS) in the check tier; see the registry.
 #
@@ -59,10 +62,11 @@ esac
 # sizes) and largest time scale (10 scales), so every size and scale comes up
 # several times, in 1 to 3 s per kind under ASan. make check: as before.
 if [ "$TIER" = test ]; then
-    : "${STEPS:=200000}" "${SAN_STEPS:=200000}" "${PORT_STEPS:=200000}"
+    : "${STEPS:=200000}" "${SAN_STEPS:=200000}" "${PORT_STEPS:=200000}" "${BOUND_TEST_SECONDS:=5}"
 else
-    : "${STEPS:=4000000}" "${SAN_STEPS:=1000000}" "${PORT_STEPS:=1000000}"
+    : "${STEPS:=4000000}" "${SAN_STEPS:=1000000}" "${PORT_STEPS:=1000000}" "${BOUND_TEST_SECONDS:=60}"
 fi
+: "${BOUND_FUZZ_SECONDS:=120}"
 : "${CC:=cc}" "${SEED:=}" "${FUZZ_TEST_SECONDS:=5}" "${JOBS:=}"
 [ -n "$JOBS" ] || JOBS=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
@@ -188,6 +192,21 @@ registry() {
         t adversarial.loop.$k       test  adversarial.build.$k  "$B/adversarial/adversarial_$k" "$SEED" loop 1000000 "$adv_e"
         t adversarial.$k            test  adversarial.build.$k  "$B/adversarial/adversarial_$k" "$SEED" inputs
     done
+
+    # Issue 26: the complexity fuzzer (fuzz/bound.c) hunts for one call of
+    # the wheel over its bound per call. make test replays its corpus (issue
+    # 26's inputs that broke 2.2.0) and searches for a few seconds; make
+    # check replays the corpus with the real quantum too, searches longer,
+    # and runs libFuzzer with -use_value_profile=1 from the corpus.
+    t bound.build                   test  -  build bound/bound "$CC" $C99 -O2 -g -DFB_STANDALONE fuzz/bound.c
+    t bound.corpus                  test  bound.build  "$B/bound/bound" fuzz/bound-corpus
+    t bound.search                  test  bound.build  bound_search "$BOUND_TEST_SECONDS"
+    t bound.build.q64               check -  build bound/bound_q64 "$CC" $C99 -O2 -g -DFB_STANDALONE -DFB_QUANTUM=64 fuzz/bound.c
+    t bound.corpus.q64              check bound.build.q64  "$B/bound/bound_q64" fuzz/bound-corpus
+    needs "bound.libfuzzer*" "clang cannot build a libFuzzer target (Debian: clang, libclang-rt-14-dev; see test/build/fuzz/probe.log)" libfuzzer_works
+    t bound.libfuzzer.build         check -  build bound/libfuzz_bound clang $C99 -O2 -g -fsanitize=fuzzer,undefined -fno-sanitize-recover=all fuzz/bound.c
+    t bound.libfuzzer               check bound.libfuzzer.build  bound_libfuzzer "$BOUND_FUZZ_SECONDS"
+    needs -
 
     t c99.gcc.self-contained        test  -  self_contained gcc
     t c99.gcc.unused-functions      test  -  unused gcc
@@ -645,6 +664,32 @@ bitmap_unit() {
 libfuzzer_run() {
     rm -rf "$B/fuzz-test-corpus-$1" &&
         sh fuzz/fuzz.sh run "$1" "$FUZZ_TEST_SECONDS" "$B/fuzz-test-corpus-$1"
+}
+
+# bound_search SECONDS: fuzz/bound.c's seeded random search (the seed is
+# $SEED, or fresh and printed); an input that breaks the bound is left in
+# $T_OUT.bound-input and its replay printed.
+bound_search() {
+    bs_seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+    (cd "$B/bound" && ./bound search "$1" "$bs_seed") || {
+        cp "$B/bound/bound-last-input" "$T_OUT.bound-input" 2>/dev/null
+        echo "replay: FB_TRACE=1 test/$B/bound/bound test/$T_OUT.bound-input"
+        return 1
+    }
+}
+
+# bound_libfuzzer SECONDS: libFuzzer on fuzz/bound.c from the committed
+# corpus, steered to large calls by the value profile of the comparison of
+# each call's steps with its bound; a crash is a call over it.
+bound_libfuzzer() {
+    bl_dir=$B/bound/corpus
+    rm -rf "$bl_dir" && mkdir -p "$bl_dir" && cp fuzz/bound-corpus/* "$bl_dir"/ || return 1
+    "$B/bound/libfuzz_bound" -use_value_profile=1 -max_total_time="$1" -max_len=4096 -print_final_stats=1 \
+        -timeout=60 -rss_limit_mb=2048 -artifact_prefix="$B/bound/" "$bl_dir" 2>&1 |
+        grep -E '^(FAIL|stat::number_of_executed|stat::average_exec|stat::new_units)|ERROR|Test unit written'
+    bl_status=$?
+    ls "$B"/bound/crash-* "$B"/bound/timeout-* "$B"/bound/oom-* >/dev/null 2>&1 && return 1
+    [ "$bl_status" -le 1 ]
 }
 
 # valgrind memcheck: any error or leak fails the test.
