@@ -194,8 +194,14 @@ struct timer_wheel_node {
 #ifdef TIMER_WHEEL_QUANTUM_
 #define TIMER_WHEEL_QUANTUM TIMER_WHEEL_QUANTUM_
 #else
-#define TIMER_WHEEL_QUANTUM 64
+#define TIMER_WHEEL_QUANTUM 256
 #endif
+/* Level l's pending slot is prepared in its window: while the clock is in
+ * the last quarter of the group before it, from its level-(l - 1) digit
+ * 48 on (level 1: the whole group, 64 ticks). Items are filed long before
+ * they expire, and a connection's timeout is pushed back many times:
+ * preparing a slot earlier would move items that leave it again. */
+#define TIMER_WHEEL_WINDOW 48
 /* A far slot (nothing before it, not pending) of at most this many items is
  * searched by next_expiry and first; a bigger one is opened. */
 #define TIMER_WHEEL_FEW 8
@@ -226,14 +232,14 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     int64_t high;           /* the latest expiry the due run took (-1: none since empty) */
     uint64_t merging;       /* bit t: tier t merges its two runs */
     size_t count;           /* pending items */
-    /* By level: its pending group as of the last slow call (an insert
-     * there is an arrival to prepare; level 0: none), and the group of
-     * which something went down (refined) last. */
+    /* By level: its pending group while its window is open, as of the
+     * last slow call (an insert there is an arrival to prepare), else
+     * UINT64_MAX; and the group of which something went down (refined) last. */
     uint64_t pending[TIMER_WHEEL_LEVELS], refined[TIMER_WHEEL_LEVELS];
     uint32_t credit[TIMER_WHEEL_LEVELS];    /* extra steps: 8 per arrival in its pending slot */
     int best;
     int visiting;           /* a visit is walking the lists: next_expiry and first prepare nothing */
-    unsigned owed;          /* bit l: level l's pending slot may hold two items or more */
+    unsigned owed;          /* bit l: level l's window is open, its pending slot may hold 2+ items */
     unsigned pad_;          /* keeps slot[] at a multiple of 16 bytes (one add less per address) */
     /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
      * bit is set, so init only has to clear 24 words. */
@@ -292,26 +298,6 @@ TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
     n->expire = ~n->expire;
 }
 
-TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
-{
-    size_t l;
-    w->now = now < 0 ? 0 : now;
-    w->limit = w->wake = UINT64_MAX;
-    w->runs_low = TIMER_NEVER;
-    w->high = -1;
-    w->best = -1;
-    w->visiting = 0;
-    w->owed = 0;
-    w->merging = 0;
-    w->count = 0;
-    for (l = 0; l < TIMER_WHEEL_LEVELS; l++) {
-        w->credit[l] = 0;
-        w->refined[l] = UINT64_MAX;
-        w->pending[l] = l == 0 ? UINT64_MAX : ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
-    }
-    tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
-}
-
 /* ---- geometry ---------------------------------------------------------------- */
 
 /* The level of an expiry against a different clock: the highest bit in
@@ -347,6 +333,27 @@ TIMER_INLINE_ size_t timer_wheel_pending_(const struct timer_wheel *w, unsigned 
 /* The clock's 6-bit digit at level l. */
 #define timer_wheel_digit_(w, l) (((uint64_t)(w)->now >> (TIMER_WHEEL_BITS * (l))) & 63)
 
+/* Is level l's window open (see TIMER_WHEEL_WINDOW)? */
+TIMER_INLINE_ bool timer_wheel_ready_(const struct timer_wheel *w, unsigned l)
+{
+    return l == 1 || timer_wheel_digit_(w, l - 1) >= TIMER_WHEEL_WINDOW;
+}
+
+/* When does the window of level l's slot for group g open? In the group
+ * before g, at level l - 1's digit 48 (level 1: 0). */
+TIMER_INLINE_ uint64_t timer_wheel_opens_(uint64_t g, unsigned l)
+{
+    uint64_t from = l == 1 ? 0 : TIMER_WHEEL_WINDOW;
+    return (((g - 1) << TIMER_WHEEL_BITS) + from) << (TIMER_WHEEL_BITS * (l - 1));
+}
+
+/* Level l's pending group if its window is open, else UINT64_MAX. */
+TIMER_INLINE_ uint64_t timer_wheel_open_group_(const struct timer_wheel *w, unsigned l)
+{
+    return l != 0 && timer_wheel_ready_(w, l) ? ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1
+                                                : UINT64_MAX;
+}
+
 /* Has level l's pending slot work left (two items or more)? */
 TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
 {
@@ -356,19 +363,26 @@ TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
 
 /* After the clock moved (in a slow call, or in fast pops since the last
  * slow call): every level whose group changed has a new pending group,
- * which may owe work. Level 1's pending group tells where the clock was. */
+ * and every level one above it may have opened its window; a level whose
+ * window is open may owe work. Level 1's pending group (its window is
+ * always open) tells where the clock was. */
 TIMER_INLINE_ void timer_wheel_sync_(struct timer_wheel *w)
 {
-    uint64_t moved = (w->pending[1] - 1) ^ ((uint64_t)w->now >> TIMER_WHEEL_BITS);
+    uint64_t moved = (w->pending[1] - 1) ^ ((uint64_t)w->now >> TIMER_WHEEL_BITS), below;
     unsigned top, l;
     if (moved == 0)
         return;
-    top = 1 + (tbitmap_highest(moved) * 43 >> 8);
+    top = 2 + (tbitmap_highest(moved) * 43 >> 8);
     top = top < TIMER_WHEEL_LEVELS ? top : TIMER_WHEEL_LEVELS - 1;
-    for (l = 1; l <= top; l++) {
-        w->pending[l] = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
-        if (timer_wheel_owes_(w, l))
-            w->owed |= 1u << l;
+    for (l = 1, below = (uint64_t)w->now; l <= top; l++, below >>= TIMER_WHEEL_BITS) {
+        uint64_t g = (below >> TIMER_WHEEL_BITS) + 1;
+        size_t p = 128 * l + (g & 127);
+        w->pending[l] = UINT64_MAX;
+        if (l == 1 || (below & 63) >= TIMER_WHEEL_WINDOW) {     /* timer_wheel_ready_ */
+            w->pending[l] = g;
+            if (tbitmap_test(w->occupied, p) && !timer_wheel_single_(w, p))
+                w->owed |= 1u << l;
+        }
     }
 }
 
@@ -379,9 +393,30 @@ TIMER_INLINE_ void timer_wheel_advance_(struct timer_wheel *w, int64_t t)
     timer_wheel_sync_(w);
 }
 
+TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
+{
+    size_t l;
+    w->now = now < 0 ? 0 : now;
+    w->limit = w->wake = UINT64_MAX;
+    w->runs_low = TIMER_NEVER;
+    w->high = -1;
+    w->best = -1;
+    w->visiting = 0;
+    w->owed = 0;
+    w->merging = 0;
+    w->count = 0;
+    for (l = 0; l < TIMER_WHEEL_LEVELS; l++) {
+        w->credit[l] = 0;
+        w->refined[l] = UINT64_MAX;
+        w->pending[l] = timer_wheel_open_group_(w, l);
+    }
+    tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
+}
+
 /* ---- lists ------------------------------------------------------------------- */
 
-/* Append an unlinked node to list i, initialising the head if i was empty.
+/* Append a node that is in no list of the wheel's (its links may be stale:
+ * they are overwritten) to list i, initialising the head if i was empty.
  * Appending is what keeps each list in arrival order. */
 TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
 {
@@ -389,7 +424,7 @@ TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct tim
         tbitmap_set(w->occupied, i);
         tlist_init(&w->slot[i]);
     }
-    tlist_push_back_(&w->slot[i], &n->link);
+    tlist_splice_range_(&w->slot[i], &n->link, &n->link);
 }
 
 /* Append the whole of list `from` (not empty) to list `to`. */
@@ -679,10 +714,10 @@ TIMER_INLINE_ size_t timer_wheel_where_(const struct timer_wheel *w, int64_t exp
     return first[bit] + (size_t)(*g & 127);
 }
 
-/* Link n into its slot i (group g, shift s, from where_). A slot that was
- * empty becomes pending one group of its level before it starts: no pop
- * may pass that time in line (wake); an item in a pending slot that holds
- * items already is an arrival to prepare. */
+/* Link n into its slot i (group g, shift s, from where_). An item in a
+ * pending slot whose window is open is an arrival to prepare; a slot that
+ * was empty opens its window later: no pop may pass that time in line
+ * (wake). */
 TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_node *n, size_t i, uint64_t g,
                                     unsigned s)
 {
@@ -692,12 +727,13 @@ TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_no
     } else {
         tbitmap_set(w->occupied, i);
         tlist_init(&w->slot[i]);
-        if (s != 0 && (g - 1) << s <= (uint64_t)w->now)
+        uint64_t opens = s != 0 ? timer_wheel_opens_(g, (unsigned)(i >> 7)) : UINT64_MAX;
+        if (opens <= (uint64_t)w->now)
             timer_wheel_arrive_(w, (unsigned)(i >> 7));     /* into an empty pending slot */
-        else if (s != 0 && (g - 1) << s < w->wake)
-            w->wake = (g - 1) << s;
+        else if (opens < w->wake)
+            w->wake = opens;
     }
-    tlist_push_back_(&w->slot[i], &n->link);
+    tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
 }
 
 /* File an unlinked node at `expire`: at or after limit, straight into its
@@ -819,7 +855,6 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
         if (n->link.next != &w->slot[i]) {
             if (!timer_wheel_cut_(w, n))
                 return -EINVAL;             /* another wheel's item: nothing changes */
-            n->link.next = NULL;
             timer_wheel_put_(w, n, i, g, s);
         }
         n->expire = expire;
@@ -833,6 +868,14 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 }
 
 /* ---- preparing the pending slots ------------------------------------------ */
+
+/* Move pos (from a level-l list) to its slot at level l - 1. */
+TIMER_INLINE_ void timer_wheel_down_(struct timer_wheel *w, unsigned l, struct tlist *pos)
+{
+    TIMER_WHEEL_ON_MOVE_();
+    timer_wheel_link_(w, timer_wheel_index_(l - 1, timer_wheel_node_of_(pos)->expire),
+                      timer_wheel_node_of_(pos));
+}
 
 /* Prepare level l's pending slot P (not empty; group g, the one after the
  * clock's), up to `budget` steps; returns the steps taken (at least one).
@@ -871,20 +914,21 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
         budget = budget > k ? budget - k : 1;
     }
     w->refined[l] = g;
-    if (l > 1 && timer_wheel_digit_(w, l - 1) == 63) {
+    if (l > 1 && timer_wheel_digit_(w, l - 1) == 63)
         w->owed |= 1u << (l - 1);           /* level l - 1's pending slot lies in g: it may fill */
-        w->wake = w->wake < (uint64_t)w->now ? w->wake : (uint64_t)w->now;
-    }
-    for (end = ph->prev, k = 0; pos != ph && k < budget; pos = next, k++) {
+    /* Two chains of loads: the front files, the back walks towards it
+     * until they meet, so two cache misses are in flight and the front
+     * finds the back half loaded (volatile: the compiler keeps loads
+     * nothing reads). */
+    for (end = ph->prev, k = 0; pos != end && k < budget; pos = next, k++) {
         next = pos->next;
-        /* A second chain of loads, from the back until the two meet: two
-         * cache misses in flight, and the front finds those items loaded
-         * (volatile: the compiler keeps loads nothing reads). */
-        end = end == pos || end == next || end == NULL ? NULL : ((volatile struct tlist *)end)->prev;
-        TIMER_WHEEL_ON_MOVE_();
-        pos->next = NULL;
-        timer_wheel_link_(w, timer_wheel_index_(l - 1, timer_wheel_node_of_(pos)->expire),
-                          timer_wheel_node_of_(pos));
+        if (next != end)
+            end = ((volatile struct tlist *)end)->prev;
+        timer_wheel_down_(w, l, pos);
+    }
+    for (; pos != ph && k < budget; pos = next, k++) {
+        next = pos->next;
+        timer_wheel_down_(w, l, pos);
     }
     ph->next = pos;
     pos->prev = ph;
@@ -893,9 +937,8 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
     return j + k;
 }
 
-/* When does the first occupied slot of level l after its pending slot
- * become pending (one group of level l before it starts)? UINT64_MAX:
- * none. The slots after the pending one lie in the rest of the clock's
+/* When does the window of the first occupied slot of level l after its
+ * pending slot open? UINT64_MAX: none. The slots after the pending one lie in the rest of the clock's
  * group one level up, then in the group after it. */
 TIMER_INLINE_ uint64_t timer_wheel_next_pending_(const struct timer_wheel *w, unsigned l)
 {
@@ -911,28 +954,37 @@ TIMER_INLINE_ uint64_t timer_wheel_next_pending_(const struct timer_wheel *w, un
         g = (from | 63) + 1 + tbitmap_lowest(bits);
     else
         return UINT64_MAX;
-    return (g - 1) << s;
+    return timer_wheel_opens_(g, l);
 }
 
-/* The quanta of one call: Q steps on the pending slot of each level that
- * may owe work, coarsest first, and each level's credit. Levels whose
- * pending slots share a deadline (the clock at the last group of the finer
- * one, so that its pending slot lies in the coarser one's) pool their
- * quanta, spent coarse first, since the finer one's items come from the
- * coarser. Then wake, for the next pop: the clock while items are behind
- * it or a pending slot owes work (the next call spends the credit it has,
- * or none does); else the earlier of limit and the first time an occupied
- * slot becomes pending. */
+/* The quanta of one call: Q steps on the pending slot of each level whose
+ * window is open and which may owe work, coarsest first, and each level's
+ * credit. Levels whose pending slots share a deadline (the clock at the
+ * last group of the finer one, so that its pending slot lies in the
+ * coarser one's) pool their quanta, spent coarse first, since the finer
+ * one's items come from the coarser. A level whose window closed (the
+ * clock entered its slot) owes nothing: what is left went with the slot.
+ * Then wake, for the next pop: the clock while items are behind it or a
+ * pending slot owes work (the next call spends the credit it has, or none
+ * does); else the earliest of limit and the times the windows of occupied
+ * slots open. */
 TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
     unsigned owed = w->owed, l, m;
     uint64_t wake = w->limit;
     while (owed != 0) {
         size_t budget = 0;
-        for (l = m = tbitmap_highest(owed);; m--) {
+        l = m = tbitmap_highest(owed);
+        owed &= ~(1u << l);
+        if (!timer_wheel_ready_(w, l)) {
+            w->owed &= ~(1u << l);
+            w->credit[l] = 0;
+            continue;
+        }
+        for (;; m--) {
             budget += TIMER_WHEEL_QUANTUM + w->credit[m];
             w->credit[m] = 0;
-            if (m == 1 || timer_wheel_digit_(w, m - 1) != 63)
+            if (m == 1 || timer_wheel_digit_(w, m - 1) != 63 || !timer_wheel_ready_(w, m - 1))
                 break;
         }
         for (; l >= m; l--) {
@@ -950,11 +1002,18 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
     if (timer_wheel_behind_(w) || w->owed != 0) {
         wake = (uint64_t)w->now;
     } else {
-        /* Level l's pending slot starts no earlier than level l - 1's, and
-         * nothing of level l becomes pending before that start. */
-        for (l = 1; l < TIMER_WHEEL_LEVELS &&
-                    ((((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1) << (TIMER_WHEEL_BITS * l)) < wake; l++) {
-            uint64_t t = timer_wheel_next_pending_(w, l);
+        /* Pending slots start no earlier at coarser levels, and a window
+         * still closed opens no earlier than the start of the pending slot
+         * one level down (it opens 16 groups of that level before its
+         * slot), nor does that of any slot after a pending one. */
+        for (l = 1; l < TIMER_WHEEL_LEVELS; l++) {
+            uint64_t g = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1, t = UINT64_MAX;
+            if (!timer_wheel_ready_(w, l) && tbitmap_test(w->occupied, 128 * l + (g & 127)))
+                t = timer_wheel_opens_(g, l);
+            wake = t < wake ? t : wake;
+            if (g << (TIMER_WHEEL_BITS * l) >= wake)
+                break;
+            t = timer_wheel_next_pending_(w, l);
             wake = t < wake ? t : wake;
         }
     }
@@ -966,12 +1025,11 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 /* The pending slots whose range is level l's second half: level l + 1's,
  * and more levels' while the clock is in the last group at each. Their
  * items may be earlier than the second half's, and arrived earlier, so they
- * go down first: with `prepare`, they are finished here; else the coarsest
- * that holds items is returned, and *pend set (its start is the range's:
- * a pop opens it only when it reaches it). One item alone, earlier than the
- * second half's first slot, is returned instead (pop takes it where it
- * is); else NSLOTS. */
-TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, bool prepare, bool *pend)
+ * go down first: the coarsest that holds items is returned, and *pend set
+ * (its start is the range's: a pop opens it only when it reaches it). One
+ * item alone, earlier than the second half's first slot, is returned
+ * instead (pop takes it where it is); else NSLOTS. */
+TIMER_NOINLINE_ size_t timer_wheel_range_(const struct timer_wheel *w, unsigned l, bool *pend)
 {
     unsigned top = l + 1, m;
     size_t p = timer_wheel_pending_(w, top), word = 2 * l + 1 - timer_wheel_digit_(w, top) % 2, q;
@@ -980,16 +1038,11 @@ TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, boo
     if (top == l + 1 && tbitmap_test(w->occupied, p) && timer_wheel_single_(w, p) &&
         timer_wheel_front_(w, p) < timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word])))
         return p;
-    for (m = top; m > l; m--) {
-        if (!tbitmap_test(w->occupied, q = timer_wheel_pending_(w, m)))
-            continue;
-        if (!prepare) {
+    for (m = top; m > l; m--)
+        if (tbitmap_test(w->occupied, q = timer_wheel_pending_(w, m))) {
             *pend = true;
             return q;
         }
-        while (tbitmap_test(w->occupied, q))
-            (void)timer_wheel_step_(w, m, SIZE_MAX);    /* until P is empty */
-    }
     return TIMER_WHEEL_NSLOTS;
 }
 
@@ -1000,7 +1053,7 @@ TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, boo
  * half, once the pending slots sharing its range are seen to. An empty
  * second half leaves the pending slot one level up to be found first
  * there (it is that level's first slot). */
-TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, unsigned l, bool prepare, bool *pend)
+TIMER_INLINE_ size_t timer_wheel_scan_(const struct timer_wheel *w, unsigned l, bool *pend)
 {
     for (; l < TIMER_WHEEL_LEVELS; l++) {
         uint64_t g = (uint64_t)w->now >> (TIMER_WHEEL_BITS * l), up = g >> 6, bits;
@@ -1010,7 +1063,7 @@ TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, unsigned l, bool p
         if (l + 1 == TIMER_WHEEL_LEVELS || w->occupied[word ^ 1] == 0)
             continue;
         if ((tbitmap_test(w->occupied, 128 * (l + 1) + ((up + 1) & 127)) || (up & 63) == 63) &&
-            (i = timer_wheel_range_(w, l, prepare, pend)) < TIMER_WHEEL_NSLOTS)
+            (i = timer_wheel_range_(w, l, pend)) < TIMER_WHEEL_NSLOTS)
             return i;
         return 64 * (word ^ 1) + tbitmap_lowest(w->occupied[word ^ 1]);
     }
@@ -1076,7 +1129,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
     } else {
         if (timer_wheel_behind_(w))
             k = timer_wheel_take_behind_(w, TIMER_NEVER, out);
-        for (l = 0; (pend = false, i = timer_wheel_scan_(w, l, false, &pend)) < TIMER_WHEEL_NSLOTS;
+        for (l = 0; (pend = false, i = timer_wheel_scan_(w, l, &pend)) < TIMER_WHEEL_NSLOTS;
              l = pend ? 0 : (unsigned)(i >> 7) - (i >= 128)) {
             /* a pending range not yet prepared: opened (all of it) when reached */
             int64_t x = pend ? -1 : timer_wheel_exact_(w, i), start = timer_wheel_slot_start_(w->now, i);
@@ -1183,7 +1236,7 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel *w
             *t = timer_wheel_front_(w, r);  /* no slot item is earlier */
             return timer_wheel_node_of_(w->slot[r].next);
         }
-        if ((i = timer_wheel_scan_(w, 0, false, &pend)) < TIMER_WHEEL_NSLOTS) {
+        if ((i = timer_wheel_scan_(w, 0, &pend)) < TIMER_WHEEL_NSLOTS) {
             if (!pend && (x = timer_wheel_exact_(w, i)) >= 0)
                 n = timer_wheel_node_of_(w->slot[i].next);
             else if (!pend && i != timer_wheel_pending_(w, (unsigned)(i >> 7)) && timer_wheel_few_(w, i))
@@ -1243,8 +1296,7 @@ TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(stru
 /* The first item behind the clock (exact); else the best run's first item
  * when it is known to be first, or the runs' bound; then the earliest
  * slot's start (exact for a level-0 slot or a slot of one item), or the
- * start of a pending range not yet prepared. The scan writes nothing
- * (prepare is false). */
+ * start of a pending range not yet prepared. */
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *cw)
 {
     struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
@@ -1263,7 +1315,7 @@ TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *cw)
     if ((uint64_t)run <= w->limit)
         return run;
     t = TIMER_NEVER;
-    if ((i = timer_wheel_scan_(w, 0, false, &pend)) < TIMER_WHEEL_NSLOTS &&
+    if ((i = timer_wheel_scan_(w, 0, &pend)) < TIMER_WHEEL_NSLOTS &&
         (pend || (t = timer_wheel_exact_(w, i)) < 0))
         t = timer_wheel_slot_start_(w->now, i);
     return run < t ? run : t;
@@ -1328,9 +1380,15 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     if (w->now < 0 || w->limit <= (uint64_t)w->now || w->wake > w->limit ||
         (timer_wheel_behind_(w) && w->wake > (uint64_t)w->now))
         return "clock is negative, limit is not later than the clock, or wake is past limit";
-    for (i = 1; i < TIMER_WHEEL_LEVELS; i++)
-        if (timer_wheel_owes_(w, (unsigned)i) && w->wake > (uint64_t)w->now)
-            return "a pending slot has work left, but the next pop may take the fast path";
+    for (i = 1; i < TIMER_WHEEL_LEVELS; i++) {
+        unsigned l = (unsigned)i;
+        uint64_t g = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
+        if (timer_wheel_ready_(w, l) ? timer_wheel_owes_(w, l) &&
+                                           (w->wake > (uint64_t)w->now || !(w->owed >> l & 1))
+                                     : tbitmap_test(w->occupied, timer_wheel_pending_(w, l)) &&
+                                           w->wake > timer_wheel_opens_(g, l))
+            return "a pending slot has work left, but the next pop may pass it by";
+    }
     for (i = 0; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++) {
         int64_t last = -1;
         if (w->slot[i].next == &w->slot[i] ||

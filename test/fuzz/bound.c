@@ -15,10 +15,10 @@
  *                                    mutations of the best ones so far
  *       FB_TRACE=1 prints every call with its steps and bound.
  *
- * The wheel is built with Q = 4 (TIMER_WHEEL_QUANTUM_; 64 in a real
+ * The wheel is built with Q = 4 (TIMER_WHEEL_QUANTUM_; 256 in a real
  * build): the constant part of the bound shrinks with Q, so a mechanism
  * that costs O(n) in one call shows with a few thousand items, where an
- * input runs in milliseconds. FB_QUANTUM=64 builds the real thing.
+ * input runs in milliseconds. FB_QUANTUM=0 builds the real thing.
  *
  * What is checked, for every call (steps: items moved and links walked, the
  * wheel's test hooks):
@@ -30,9 +30,10 @@
  * move), level by level from 1 to 10: the call enters the groups of level
  * l from the one after the clock's (at the start) to the one of its time T
  * (pop: now; next_expiry, first: the expiry it answers). The group after
- * the clock's was pending; it may cost max(0, N - Q x k), N the items it
- * held when it became pending, k the calls made since. Each group after
- * that was never pending: all its items. Every item is checked too: the
+ * the clock's was pending; if its window was open, it may cost
+ * max(0, N - Q x k), N the items it held when the window opened, k the
+ * calls made since; else all its items. Each group after that was never
+ * pending: all its items. Every item is checked too: the
  * items each pop hands out and their order, next_expiry and first, against
  * the model. Correctness is test/fuzz/target.c's job and is checked only as
  * far as the bound needs it.
@@ -52,7 +53,9 @@
 #ifndef FB_QUANTUM
 #define FB_QUANTUM 4
 #endif
+#if FB_QUANTUM != 0
 #define TIMER_WHEEL_QUANTUM_ FB_QUANTUM
+#endif
 static unsigned long long fb_steps;
 #define TIMER_WHEEL_ON_MOVE_() ((void)fb_steps++)
 #define TIMER_WHEEL_ON_WALK_(k) ((void)(fb_steps += (unsigned long long)(k)))
@@ -66,7 +69,7 @@ static unsigned long long fb_steps;
  * items on each tier of the merge behind the clock. With Q = 64 they come
  * to 1,010 and 457, within the contract's C = 4,096. */
 #define FB_LISTS (1 + 3 * TIMER_WHEEL_TIERS)
-#define FB_C (10 * FB_QUANTUM + 11 * (2 * TIMER_WHEEL_FEW + 2) + FB_LISTS)
+#define FB_C (10 * TIMER_WHEEL_QUANTUM + 11 * (2 * TIMER_WHEEL_FEW + 2) + FB_LISTS)
 #define FB_C_CHANGE (8 * TIMER_WHEEL_TIERS + 1)
 
 struct fitem {
@@ -149,6 +152,7 @@ static struct {
     size_t pn[TIMER_WHEEL_LEVELS];    /* the items it held when it became pending, */
     size_t pk[TIMER_WHEEL_LEVELS];    /* the queries since */
     long long worst;              /* the least margin (bound - steps) of this input */
+    unsigned long long xused;     /* the most of the exception one call needed */
     const char *worst_call;
     int trace;
     uint64_t rng;
@@ -193,7 +197,7 @@ static int64_t fb_add(int64_t a, int64_t d)
 
 static void fb_fail(const char *what, unsigned long long steps, unsigned long long bound)
 {
-    printf("FAIL bound: %s took %llu steps, its bound is %llu (Q = %d)\n", what, steps, bound, FB_QUANTUM);
+    printf("FAIL bound: %s took %llu steps, its bound is %llu (Q = %d)\n", what, steps, bound, TIMER_WHEEL_QUANTUM);
     fflush(stdout);
     abort();
 }
@@ -239,7 +243,7 @@ static unsigned long long fb_exception(int64_t c0, int64_t t)
         if (gt <= g0)
             continue;
         if (fb.pg[l] == g0 + 1)
-            x += fb.pn[l] > (size_t)FB_QUANTUM * fb.pk[l] ? fb.pn[l] - (size_t)FB_QUANTUM * fb.pk[l] : 0;
+            x += fb.pn[l] > (size_t)TIMER_WHEEL_QUANTUM * fb.pk[l] ? fb.pn[l] - (size_t)TIMER_WHEEL_QUANTUM * fb.pk[l] : 0;
         else
             x += fm_count(fb_start(g0 + 1, l), fb_end(g0 + 1, l));
         if (gt >= g0 + 2)
@@ -248,15 +252,19 @@ static unsigned long long fb_exception(int64_t c0, int64_t t)
     return x;
 }
 
-/* After a query: the pending group of each level (its items then), or one
- * more query made while it was pending. */
+/* After a query: the pending group of each level whose window is open
+ * (its items when it opened), or one more query made in its window; 0 for
+ * a level whose window is closed. The window of level l's pending slot:
+ * the clock's digit at level l - 1 is 48 or more (level 1: always). */
 static void fb_after_query(void)
 {
     int64_t c = fb_clock();
     int l;
     for (l = 1; l < TIMER_WHEEL_LEVELS; l++) {
         uint64_t g = fb_group(c, l) + 1;
-        if (g != fb.pg[l]) {
+        if (l > 1 && (fb_group(c, l - 1) & 63) < 48) {
+            fb.pg[l] = 0;
+        } else if (g != fb.pg[l]) {
             fb.pg[l] = g;
             fb.pn[l] = fm_count(fb_start(g, l), fb_end(g, l));
             fb.pk[l] = 0;
@@ -267,8 +275,13 @@ static void fb_after_query(void)
     fb.changes = 0;
 }
 
-static void fb_judge(const char *what, unsigned long long steps, unsigned long long bound)
+/* Judge one call: steps against its bound, of which x is the exception
+ * (the most a call used of it is reported: 0 means every call met B). */
+static void fb_judge(const char *what, unsigned long long steps, unsigned long long bound,
+                     unsigned long long x)
 {
+    if (steps + x > bound && steps + x - bound > fb.xused)
+        fb.xused = steps + x - bound;
     long long margin = (long long)bound - (long long)steps;
     if (fb.trace)
         printf("  %-12s steps %6llu bound %8llu\n", what, steps, bound);
@@ -282,7 +295,7 @@ static void fb_judge(const char *what, unsigned long long steps, unsigned long l
 
 static void fb_change(const char *what, unsigned long long s0)
 {
-    fb_judge(what, fb_steps - s0, FB_C_CHANGE);
+    fb_judge(what, fb_steps - s0, FB_C_CHANGE, 0);
     fb.changes++;
 }
 
@@ -336,7 +349,7 @@ static size_t fb_pop(int64_t now, int64_t rearm)
     unsigned long long s0 = fb_steps;
     int64_t c0 = fb_clock();
     size_t k = fw_pop(&fb.w, now, &out), i = 0;
-    unsigned long long steps = fb_steps - s0;
+    unsigned long long steps = fb_steps - s0, x;
     int *ids = (int *)malloc((k ? k : 1) * sizeof *ids);
     fb_expect(ids != NULL, "out of memory");
     while ((link = tlist_pop_front(&out)) != NULL) {
@@ -349,7 +362,8 @@ static size_t fb_pop(int64_t now, int64_t rearm)
     if (fb.trace)
         printf("  pop(%lld): clock %lld -> %lld, %zu handed out, %zu pending\n", (long long)now, (long long)c0,
                (long long)fb_clock(), k, fm.n - k);
-    fb_judge("pop", steps, bound_of(true, k, fb.changes) - BOUND_C + FB_C + fb_exception(c0, now > c0 ? now : c0));
+    x = fb_exception(c0, now > c0 ? now : c0);
+    fb_judge("pop", steps, bound_of(true, k, fb.changes) - BOUND_C + FB_C + x, x);
     memmove(fm.r, fm.r + k, (fm.n - k) * sizeof fm.r[0]);
     fm.n -= k;
     for (i = 0; i < k; i++)
@@ -391,7 +405,8 @@ static void fb_query(int kind)
         if (fb.trace)
             printf("  %s: clock %lld -> %lld, answer %lld, %zu pending\n", name[kind], (long long)c0,
                    (long long)c1, (long long)t, fm.n);
-        fb_judge(name[kind], steps, FB_C + BOUND_PER_CHANGE * fb.changes + fb_exception(c0, upto > c0 ? upto : c0));
+        unsigned long long x = fb_exception(c0, upto > c0 ? upto : c0);
+        fb_judge(name[kind], steps, FB_C + BOUND_PER_CHANGE * fb.changes + x, x);
     }
     fb_after_query();
 }
@@ -567,10 +582,12 @@ static int fb_run(const uint8_t *data, size_t size)
     fb.rng = 0x9e3779b97f4a7c15u ^ size;
     fb.changes = 0;
     fb.worst = LLONG_MAX;
+    fb.xused = 0;
     fb.worst_call = "";
     fw_init(&fb.w, (int64_t)fb_bytes(1) << (TIMER_WHEEL_BITS * 3));
     for (i = 0; i < TIMER_WHEEL_LEVELS; i++)
-        fb.pg[i] = fb_group(fb_clock(), i) + 1, fb.pn[i] = 0, fb.pk[i] = 0;
+        fb.pg[i] = 0;
+    fb_after_query();   /* the windows open now, empty */
     while (fb_left > 0)
         fb_op();
     fb_pop(INT64_MAX, 0);
@@ -613,7 +630,8 @@ static int fb_file(const char *path)
     }
     fclose(f);
     fb_run(buf, (size_t)len);
-    printf("ok   %-40s least margin %lld steps (%s)\n", path, fb.worst, fb.worst_call);
+    printf("ok   %-40s least margin %lld steps (%s), exception used %llu\n", path, fb.worst,
+           fb.worst_call, fb.xused);
     free(buf);
     fb_runs++;
     return 0;
@@ -666,7 +684,7 @@ int main(int argc, char **argv)
         long long best_margin = LLONG_MAX;
         clock_t t0 = clock();
         printf("bound search: seed %llu, %.0f s, Q = %d (replay one input: FB_TRACE=1 bound FILE)\n",
-               (unsigned long long)seed, secs, FB_QUANTUM);
+               (unsigned long long)seed, secs, TIMER_WHEEL_QUANTUM);
         while ((double)(clock() - t0) / CLOCKS_PER_SEC < secs) {
             if (blen > 0 && (s & 3) != 0) { /* mutate the closest call so far */
                 memcpy(buf, best, blen);
