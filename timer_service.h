@@ -66,6 +66,7 @@
  *   unsigned NAME_shards(const NAME *s);
  *   int  NAME_reserve(NAME *s, unsigned shard, size_t n);      heap: room for n
  *   int  NAME_stats(NAME *s, unsigned shard, struct timer_service_stats *out);
+ *                                   the shard's counters: 0, or -EINVAL (zeros)
  * And for any kind:
  *   void timer_service_timer_init(struct timer_service_timer *t, unsigned shard,
  *                                 timer_service_fn *fn, void *arg);
@@ -881,6 +882,8 @@ TIMER_INLINE_ int timer_service_stats_(struct timer_service *s, unsigned shard,
                                        struct timer_service_stats *out)
 {
     struct timer_service_shard_ *sh;
+    if (out != NULL)
+        memset(out, 0, sizeof *out);    /* an error leaves zeros, never garbage */
     if (s == NULL || out == NULL || shard >= s->nshards)
         return -EINVAL;
     sh = timer_service_shard_at_(s, shard);
