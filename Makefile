@@ -3,6 +3,9 @@
 #                strict gcc/clang/C++11 builds, the suites under ASan + UBSan,
 #                the README example, the examples; ends with "N passed, M failed"
 #   make bench   measure every container on this machine (make bench N=... to resize)
+# make bench-threads: timer_service.h from 1, 2 and 4 threads (arm+cancel
+# pairs/s against one heap under one mutex, the owner's cost against the bare
+# container, wake-up latency, idle wake-ups; bench/threads.c; ~1 min).
 # make bench-latency: per-call p50/p99/p99.9/max of next_expiry, pop, insert
 # at 1M timers in event-loop workloads, every container side by side, each
 # call the least of three identical runs (bench/latency.c; ~2 min on 2 cores).
@@ -36,7 +39,7 @@
 #       pkg-config, find_package, add_subdirectory, FetchContent, meson),
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
-.PHONY: all test check bench bench-latency examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
+.PHONY: all test check bench bench-latency bench-threads examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
 	install uninstall test-pkg single-header
 
 all: test
@@ -52,6 +55,9 @@ bench:
 
 bench-latency:
 	@$(MAKE) --no-print-directory -C bench latency
+
+bench-threads:
+	@$(MAKE) --no-print-directory -C bench threads
 
 fuzz:
 	@$(MAKE) --no-print-directory -C test fuzz
