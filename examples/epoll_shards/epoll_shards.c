@@ -272,8 +272,8 @@ int main(int argc, char **argv)
 
     want = nbatons * rounds * (long)nloops;
     printf("  %u loops, %ld batons x %ld rounds: %ld hops (want %ld), %ld on a wrong thread, "
-           "%ld early; %ld watchdogs fired, %ld final cancels found none\n", nloops, nbatons, rounds,
-           hops, want, wrong_thread, early, watchdogs_fired, cancels_missed);
+           "%ld early; %ld watchdogs fired, %ld final cancels found none\n", nloops, nbatons,
+           rounds, hops, want, wrong_thread, early, watchdogs_fired, cancels_missed);
     printf("  the loops woke %ld times by an arm's eventfd write, %ld at a deadline (%ld of those "
            "found the deadline moved)\n", by_arm, at_deadline, for_nothing);
     if (hops != want || wrong_thread || early || watchdogs_fired || cancels_missed || fail) {
