@@ -29,7 +29,8 @@
 #       <timer_containers/timer_wheel.h>, into $(INCLUDEDIR)/timer_containers/;
 #       timer-containers.pc into $(PKGCONFIGDIR); the CMake package files
 #       (find_package(timer_containers)) into $(CMAKEDIR); the man pages
-#       (man 3 timer_wheel, timer_heap, timer_set, tlist) into $(MANDIR)/man3.
+#       (man 3 timer_wheel, timer_heap, timer_set, tlist, timer_service) into
+#       $(MANDIR)/man3.
 #       Header-only, so everything goes under share/ except the headers;
 #       INCLUDEDIR, DATADIR, PKGCONFIGDIR, CMAKEDIR and MANDIR may be set too. cmake --install and meson
 #       install make the same files (pkg/ holds the templates all three fill).
@@ -101,10 +102,11 @@ MANDIR ?= $(DATADIR)/man
 INSTALL ?= install
 
 # timer_containers.h: the other five in one file (make single-header);
-# timer_containers.hpp: the C++ interface, over timer_containers.h
+# timer_containers.hpp: the C++ interface, over timer_containers.h;
+# timer_service.h (POSIX threads) and its C++ interface timer_service.hpp
 HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h timer_set_types.h timer_heap_types.h \
-	timer_wheel_types.h timer_containers.h timer_containers.hpp
-MANPAGES = man/timer_set.3 man/timer_heap.3 man/timer_wheel.3 man/tlist.3
+	timer_wheel_types.h timer_containers.h timer_containers.hpp timer_service.h timer_service.hpp
+MANPAGES = man/timer_set.3 man/timer_heap.3 man/timer_wheel.3 man/tlist.3 man/timer_service.3
 VERSION := $(shell sed -n 's/^.define TIMER_VERSION "\([0-9.]*\)".*/\1/p' list.h)
 
 # The template variables, as CMakeLists.txt and meson.build compute them. A

@@ -247,6 +247,12 @@ registry() {
     t service.build.tsan            test  -  build service/tsan clang $C99 -O0 -g -fsanitize=thread -pthread service_test.c
     t service.stress.tsan           test  service.build.tsan  tsan_run "$B/service/tsan" "$SEED" stress set,heap,wheel 1,2,4 4 2000 threads
     t service.stress-loop.tsan      test  service.build.tsan  tsan_run "$B/service/tsan" "$SEED" stress set,heap,wheel 1,4 3 2000 loop
+    # timer_service.hpp (service_cxx.cpp): RAII services and timers, callables,
+    # chrono, the destructor that is shutdown_sync; C++20 under ASan + UBSan
+    # with clang++, C++11 with g++ and neither exceptions nor RTTI, TSan.
+    t service.c++.asan              test  -  build_run service/cxx_asan clang++ -std=c++20 $CXX_STRICT -O0 -g $SAN -pthread service_cxx.cpp
+    t service.c++11.no-exceptions   test  -  build_run service/cxx11 g++ -std=c++11 $CXX_STRICT -O0 -fno-exceptions -fno-rtti -pthread service_cxx.cpp
+    t service.c++.tsan              check -  tsan_build_run service/cxx_tsan clang++ -std=c++17 $CXX_STRICT -O1 -g -fsanitize=thread -pthread service_cxx.cpp
     t service.build.asan-o1         check -  build service/asan_o1 clang $C99 -O1 -g $SAN -pthread service_test.c
     t service.sched.check           check service.build.asan-o1  "$B/service/asan_o1" "$SEED" sched 2
     t service.stress.check.asan     check service.build.asan-o1  "$B/service/asan_o1" "$SEED" stress set,heap,wheel 1,2,4 16 20000 threads
@@ -599,7 +605,10 @@ man_pages() {
         sed -e 's/^name##//' -e 's/($//' | grep -v '_$' | sort -u)
     mp_tlist=$(grep -o -e '^TIMER_INLINE_ [a-z_ ]*\*\{0,1\}tlist_[a-z_]*(' -e '^#define tlist_[a-z_]*(' ../list.h |
         grep -o 'tlist_[a-z_]*' | grep -v '_$' | sort -u)
+    mp_service=$(sed -n '/^#define TIMER_SERVICE_DEFINE(/,/^$/p' ../timer_service.h | grep -o 'name##_[a-z_]*(' |
+        sed -e 's/^name##/NAME/' -e 's/($//' | sort -u)
     [ -n "$mp_fns" ] && [ -n "$mp_tlist" ] || { echo "found no functions in list.h"; return 1; }
+    [ -n "$mp_service" ] || { echo "found no functions in timer_service.h's DEFINE"; return 1; }
     for mp_page in ../man/*.3; do
         mp_name=$(basename "$mp_page" .3)
         LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$mp_page" >"$mp_dir/$mp_name.txt" 2>"$mp_dir/$mp_name.err" ||
@@ -607,6 +616,10 @@ man_pages() {
         [ ! -s "$mp_dir/$mp_name.err" ] || { echo "$mp_page: warnings:"; cat "$mp_dir/$mp_name.err"; return 1; }
         case $mp_name in
         tlist) mp_want=$mp_tlist ;;
+        timer_service)
+            mp_want="$mp_service TIMER_SERVICE_DEFINE timer_service_timer_init timer_service_pending"
+            mp_want="$mp_want timer_service_now TIMER_SERVICE_STOPPED TIMER_SERVICE_RUNNING"
+            ;;
         timer_*)
             mp_K=$(upper "${mp_name#timer_}")
             mp_want="$(printf 'NAME%s\n' $mp_fns) TIMER_${mp_K}_DEFINE TIMER_${mp_K}_DEFINE_NAMED"
@@ -620,7 +633,8 @@ man_pages() {
         awk '/^\.EX$/ { e = 1; next } /^\.EE$/ { e = 0 } e' "$mp_page" | sed -e 's/\\e/\\/g' -e 's/\\-/-/g' \
             >"$mp_dir/$mp_name.c"
         [ -s "$mp_dir/$mp_name.c" ] || { echo "$mp_page has no example"; return 1; }
-        build "man/$mp_name" "$CC" $C99 -I"$mp_dir/inc" "$mp_dir/$mp_name.c" && "$B/man/$mp_name" || return 1
+        build "man/$mp_name" "$CC" $C99 -I"$mp_dir/inc" -pthread "$mp_dir/$mp_name.c" && "$B/man/$mp_name" ||
+            return 1
         echo "$mp_page: renders, names all $(echo $mp_want | wc -w) functions and macros, its example runs"
     done
 }
@@ -639,6 +653,11 @@ tsan_run() {
     fi
     cat "$T_OUT.tsan"
     return "$tr_status"
+}
+
+# tsan_build_run OUT COMPILER ARGS...: build_run, the run through tsan_run.
+tsan_build_run() {
+    build "$@" && tsan_run "$B/$1"
 }
 
 # timer_service.h alone: strict C99 with gcc and clang (with the warnings
