@@ -118,8 +118,10 @@
  * cancel_sync called while holding a lock that the callback takes, and two
  * callbacks that cancel_sync each other's timers, deadlock, as pthread_join
  * would (Linux documents the same for timer_delete_sync): use cancel there.
- * stop and destroy join the threads: not from a callback. A timer is armed in
- * one service for life.
+ * stop and destroy join the threads: not from a callback. init, start, stop
+ * and destroy are the program's to call from one thread at a time, and
+ * destroy when no other thread uses the service. A timer is armed in one
+ * service for life.
  *
  * Periodic timers: the next run is armed before the callback runs (so a
  * cancel, from anywhere, drops it), by the timer's policy; with missed =
@@ -250,7 +252,7 @@ struct timer_service_stats {
     uint64_t callbacks;         /* callbacks run */
     uint64_t wakeups;           /* the shard's thread came out of its wait */
     uint64_t wakeups_for_nothing;   /* ... neither woken by an arm nor at its deadline */
-    uint64_t wake_signals;      /* arms that woke the shard's thread */
+    uint64_t wake_signals;      /* arms that signalled the shard's thread */
     uint64_t wake_calls;        /* arms that called opt->wake */
 };
 
@@ -482,6 +484,7 @@ TIMER_SERVICE_CORE_ int timer_service_arm_(struct timer_service *s,
 {
     struct timer_service_shard_ *sh;
     bool was, call_wake = false;
+    int64_t old;
     unsigned shard;
     int r = timer_service_check_(s, t);
 
@@ -496,6 +499,7 @@ TIMER_SERVICE_CORE_ int timer_service_arm_(struct timer_service *s,
     } else {
         void *c = timer_service_container_(sh);
         was = (t->state & TIMER_SERVICE_PENDING_) != 0;
+        old = was ? ops->expire(t) : TIMER_NEVER;
         r = was ? ops->reschedule(c, expire, t) : ops->insert(c, expire, t);
         if (r == 0) {
             r = was;
@@ -512,7 +516,7 @@ TIMER_SERVICE_CORE_ int timer_service_arm_(struct timer_service *s,
                     sh->stats.wake_calls++;
                     call_wake = true;
                 }
-            } else if (was) {
+            } else if (old <= sh->next) {
                 timer_service_republish_(ops, sh);  /* it may have been the earliest */
             }
         }
