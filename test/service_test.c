@@ -113,36 +113,15 @@ static int s_init(struct svc *s, int kind, const struct timer_service_options *o
 #define s_shard_next(s, i) ON_KIND(s, shard_next_expiry, i)
 #define s_stats(s, i, out) ON_KIND(s, stats, i, out)
 #define s_reserve(s, i, n) ON_KIND(s, reserve, i, n)
-static int s_start(struct svc *s)
-{
-    return s->kind == 0   ? svc_set_start(&s->u.set)
-           : s->kind == 1 ? svc_heap_start(&s->u.heap)
-                          : svc_wheel_start(&s->u.wheel);
-}
-static void s_stop(struct svc *s)
-{
-    if (s->kind == 0)
-        svc_set_stop(&s->u.set);
-    else if (s->kind == 1)
-        svc_heap_stop(&s->u.heap);
-    else
-        svc_wheel_stop(&s->u.wheel);
-}
-static void s_destroy(struct svc *s)
-{
-    if (s->kind == 0)
-        svc_set_destroy(&s->u.set);
-    else if (s->kind == 1)
-        svc_heap_destroy(&s->u.heap);
-    else
-        svc_wheel_destroy(&s->u.wheel);
-}
-static int64_t s_next(struct svc *s)
-{
-    return s->kind == 0   ? svc_set_next_expiry(&s->u.set)
-           : s->kind == 1 ? svc_heap_next_expiry(&s->u.heap)
-                          : svc_wheel_next_expiry(&s->u.wheel);
-}
+/* The calls that take the service alone (void ? void : void is fine in C). */
+#define ON_KIND0(s, fn)                                                                            \
+    ((s)->kind == 0   ? svc_set_##fn(&(s)->u.set)                                                  \
+     : (s)->kind == 1 ? svc_heap_##fn(&(s)->u.heap)                                                \
+                      : svc_wheel_##fn(&(s)->u.wheel))
+#define s_start(s) ON_KIND0(s, start)
+#define s_stop(s) ON_KIND0(s, stop)
+#define s_destroy(s) ON_KIND0(s, destroy)
+#define s_next(s) ON_KIND0(s, next_expiry)
 
 /* ---- failing --------------------------------------------------------------- */
 
