@@ -248,9 +248,10 @@ registry() {
     t service.stress.tsan           test  service.build.tsan  tsan_run "$B/service/tsan" "$SEED" stress set,heap,wheel 1,2,4 4 2000 threads
     t service.stress-loop.tsan      test  service.build.tsan  tsan_run "$B/service/tsan" "$SEED" stress set,heap,wheel 1,4 3 2000 loop
     # timer_service.hpp (service_cxx.cpp): RAII services and timers, callables,
-    # chrono, the destructor that is shutdown_sync; C++20 under ASan + UBSan
-    # with clang++, C++11 with g++ and neither exceptions nor RTTI, TSan.
-    t service.c++.asan              test  -  build_run service/cxx_asan clang++ -std=c++20 $CXX_STRICT -O0 -g $SAN -pthread service_cxx.cpp
+    # chrono, the destructor that is shutdown_sync; C++11 with g++ and neither
+    # exceptions nor RTTI in make test; C++20 under ASan + UBSan with clang++
+    # (the slowest build of these: 3 s) and TSan in make check.
+    t service.c++.asan              check -  build_run service/cxx_asan clang++ -std=c++20 $CXX_STRICT -O0 -g $SAN -pthread service_cxx.cpp
     t service.c++11.no-exceptions   test  -  build_run service/cxx11 g++ -std=c++11 $CXX_STRICT -O0 -fno-exceptions -fno-rtti -pthread service_cxx.cpp
     t service.c++.tsan              check -  tsan_build_run service/cxx_tsan clang++ -std=c++17 $CXX_STRICT -O1 -g -fsanitize=thread -pthread service_cxx.cpp
     t service.build.asan-o1         check -  build service/asan_o1 clang $C99 -O1 -g $SAN -pthread service_test.c
