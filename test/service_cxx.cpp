@@ -1,8 +1,8 @@
 // service_cxx.cpp - what timer_service.hpp adds: RAII service and timers,
 // callables, std::chrono expiries, the destructor that is shutdown_sync.
 //
-// Built as C++20 under ASan + UBSan and as C++11 without exceptions or RTTI
-// (make test), and under ThreadSanitizer (make check). Every check exits
+// Built as C++11 without exceptions or RTTI (make test), and as C++20 under
+// ASan + UBSan and under ThreadSanitizer (make check). Every check exits
 // non-zero with a message; no check judges a duration.
 #include <cerrno>
 #include <climits>
