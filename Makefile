@@ -3,6 +3,9 @@
 #                strict gcc/clang/C++11 builds, the suites under ASan + UBSan,
 #                the README example, the examples; ends with "N passed, M failed"
 #   make bench   measure every container on this machine (make bench N=... to resize)
+# make bench-threads: timer_service.h from 1, 2 and 4 threads (arm+cancel
+# pairs/s against one heap under one mutex, the owner's cost against the bare
+# container, wake-up latency, idle wake-ups; bench/threads.c; ~1 min).
 # make bench-latency: per-call p50/p99/p99.9/max of next_expiry, pop, insert
 # at 1M timers in event-loop workloads, every container side by side, each
 # call the least of three identical runs (bench/latency.c; ~2 min on 2 cores).
@@ -26,7 +29,8 @@
 #       <timer_containers/timer_wheel.h>, into $(INCLUDEDIR)/timer_containers/;
 #       timer-containers.pc into $(PKGCONFIGDIR); the CMake package files
 #       (find_package(timer_containers)) into $(CMAKEDIR); the man pages
-#       (man 3 timer_wheel, timer_heap, timer_set, tlist) into $(MANDIR)/man3.
+#       (man 3 timer_wheel, timer_heap, timer_set, tlist, timer_service) into
+#       $(MANDIR)/man3.
 #       Header-only, so everything goes under share/ except the headers;
 #       INCLUDEDIR, DATADIR, PKGCONFIGDIR, CMAKEDIR and MANDIR may be set too. cmake --install and meson
 #       install make the same files (pkg/ holds the templates all three fill).
@@ -36,7 +40,7 @@
 #       pkg-config, find_package, add_subdirectory, FetchContent, meson),
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
-.PHONY: all test check bench bench-latency examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
+.PHONY: all test check bench bench-latency bench-threads examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
 	install uninstall test-pkg single-header
 
 all: test
@@ -52,6 +56,9 @@ bench:
 
 bench-latency:
 	@$(MAKE) --no-print-directory -C bench latency
+
+bench-threads:
+	@$(MAKE) --no-print-directory -C bench threads
 
 fuzz:
 	@$(MAKE) --no-print-directory -C test fuzz
@@ -95,10 +102,11 @@ MANDIR ?= $(DATADIR)/man
 INSTALL ?= install
 
 # timer_containers.h: the other five in one file (make single-header);
-# timer_containers.hpp: the C++ interface, over timer_containers.h
+# timer_containers.hpp: the C++ interface, over timer_containers.h;
+# timer_service.h (POSIX threads) and its C++ interface timer_service.hpp
 HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h timer_set_types.h timer_heap_types.h \
-	timer_wheel_types.h timer_containers.h timer_containers.hpp
-MANPAGES = man/timer_set.3 man/timer_heap.3 man/timer_wheel.3 man/tlist.3
+	timer_wheel_types.h timer_containers.h timer_containers.hpp timer_service.h timer_service.hpp
+MANPAGES = man/timer_set.3 man/timer_heap.3 man/timer_wheel.3 man/tlist.3 man/timer_service.3
 VERSION := $(shell sed -n 's/^.define TIMER_VERSION "\([0-9.]*\)".*/\1/p' list.h)
 
 # The template variables, as CMakeLists.txt and meson.build compute them. A

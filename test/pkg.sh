@@ -196,7 +196,7 @@ cc_own() {
 # renders it without a warning (v2.2).
 man_ok() {
     need man man-db
-    for mo_page in timer_wheel timer_heap timer_set tlist; do
+    for mo_page in timer_wheel timer_heap timer_set tlist timer_service; do
         echo "+ man -M $1 3 $mo_page"
         mo_out=$(LC_ALL=C.UTF-8 MANWIDTH=80 MANPAGER=cat man --warnings -M "$1" 3 "$mo_page" 2>"$W/man.err") ||
             fail "man -M $1 3 $mo_page failed: $(cat "$W/man.err")"
@@ -206,7 +206,7 @@ man_ok() {
         *) fail "man -M $1 3 $mo_page did not show the page" ;;
         esac
     done
-    echo "  (man 3 timer_wheel, timer_heap, timer_set and tlist work from $1)"
+    echo "  (man 3 timer_wheel, timer_heap, timer_set, tlist and timer_service work from $1)"
 }
 
 # tree DIR: every file and directory under DIR with its mode, sorted.
@@ -240,11 +240,12 @@ make-install)
         include/timer_containers/timer_wheel.h include/timer_containers/timer_containers.h \
         include/timer_containers/timer_set_types.h include/timer_containers/timer_heap_types.h \
         include/timer_containers/timer_wheel_types.h include/timer_containers/timer_containers.hpp \
+        include/timer_containers/timer_service.h include/timer_containers/timer_service.hpp \
         share/pkgconfig/timer-containers.pc \
         share/cmake/timer_containers/timer_containersConfig.cmake \
         share/cmake/timer_containers/timer_containersConfigVersion.cmake \
         share/man/man3/timer_wheel.3 share/man/man3/timer_heap.3 share/man/man3/timer_set.3 \
-        share/man/man3/tlist.3; do
+        share/man/man3/tlist.3 share/man/man3/timer_service.3; do
         [ -f "$PREFIX/$f" ] || fail "make install did not install $f"
     done
     man_ok "$PREFIX/share/man"

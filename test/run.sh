@@ -8,12 +8,17 @@
 #           fuzz runs, the C++ interface (conformance through it, cxx.cpp
 #           as C++11 with g++ and C++20 with clang++), the adversarial suite
 #           per kind (costs counted at n and 8n, the 1M-timer loops' largest
-#           calls), the README examples and the examples' tests.
+#           calls), timer_service.h from threads (its calls, the missed-tick
+#           policies, interleavings explored by a scheduler, a short ledger
+#           stress, under ASan + UBSan and ThreadSanitizer), the README
+#           examples and the examples' tests.
 #   check   everything: the test tier with full fuzz runs, plus the other
 #           seven builds of the suites (-m32 among them), the bit scans,
 #           libFuzzer, the seed corpus replayed, the short soak, valgrind,
 #           the fuzz and edge suites through the C++ interface, cxx.cpp at
-#           every standard from C++11 to 20 with both compilers.
+#           every standard from C++11 to 20 with both compilers, and
+#           timer_service.h's long stress runs (2 to 16 threads) and
+#           interleavings with 2 preemptions.
 #
 # Every test is one command: a build (warnings are errors) or a run (it must
 # exit 0). Tests are registered in `registry` below, one line each, with the
@@ -238,6 +243,51 @@ registry() {
     t lockstep.asan                 test  lockstep.build.asan  "$B/lockstep/lockstep_asan" "$SEED" "$ls_san"
     t lockstep.build                check -  build lockstep/lockstep "$CC" $C99 -O2 -g lockstep.c
     t lockstep                      check lockstep.build       "$B/lockstep/lockstep" "$SEED" 40000000
+
+    # Issue 27: timer_service.h, timers from any thread (service_test.c):
+    # every call's results and errors; the missed-tick policies on a clock
+    # that jumps an hour; deterministic interleavings (the service's lock,
+    # wait, wake and atomic points are yield points of a small scheduler on a
+    # virtual clock, which runs every schedule with up to 1 preemption, 2 in
+    # make check); the ledger stress of 2 to 16 threads on 1, 2 and 4 shards,
+    # with every shard's history replayed against a model. Under ASan + UBSan
+    # and ThreadSanitizer (clang). make test builds at -O0 (a quarter of
+    # -O1's build time) and runs short; make check adds -O1 and gcc -O2
+    # builds and the long runs. And the header alone: strict C99 with both
+    # compilers, C++11, its top example built and run.
+    needs "service.*" "clang not installed (Debian: clang, libclang-rt-14-dev; in .ci/packages)" have clang
+    t service.header                test  -  service_header
+    t service.build.asan            test  -  build service/asan clang $C99 -O0 -g $SAN -pthread service_test.c
+    t service.api.asan              test  service.build.asan  "$B/service/asan" "$SEED" api
+    t service.policies.asan         test  service.build.asan  "$B/service/asan" "$SEED" policies
+    t service.sched.asan            test  service.build.asan  "$B/service/asan" "$SEED" sched 1
+    t service.stress.asan           test  service.build.asan  "$B/service/asan" "$SEED" stress set,heap,wheel 1,2,4 4 2000 threads
+    t service.stress-loop.asan      test  service.build.asan  "$B/service/asan" "$SEED" stress set,heap,wheel 1,4 3 2000 loop
+    t service.build.tsan            test  -  build service/tsan clang $C99 -O0 -g -fsanitize=thread -pthread service_test.c
+    t service.stress.tsan           test  service.build.tsan  tsan_run "$B/service/tsan" "$SEED" stress set,heap,wheel 1,2,4 4 2000 threads
+    t service.stress-loop.tsan      test  service.build.tsan  tsan_run "$B/service/tsan" "$SEED" stress set,heap,wheel 1,4 3 2000 loop
+    # timer_service.hpp (service_cxx.cpp): RAII services and timers, callables,
+    # chrono, the destructor that is shutdown_sync; C++11 with g++ and neither
+    # exceptions nor RTTI in make test; C++20 under ASan + UBSan with clang++
+    # (the slowest build of these: 3 s) and TSan in make check.
+    t service.c++.asan              check -  build_run service/cxx_asan clang++ -std=c++20 $CXX_STRICT -O0 -g $SAN -pthread service_cxx.cpp
+    t service.c++11.no-exceptions   test  -  build_run service/cxx11 g++ -std=c++11 $CXX_STRICT -O0 -fno-exceptions -fno-rtti -pthread service_cxx.cpp
+    t service.c++.tsan              check -  tsan_build_run service/cxx_tsan clang++ -std=c++17 $CXX_STRICT -O1 -g -fsanitize=thread -pthread service_cxx.cpp
+    t service.build.asan-o1         check -  build service/asan_o1 clang $C99 -O1 -g $SAN -pthread service_test.c
+    t service.sched.check           check service.build.asan-o1  "$B/service/asan_o1" "$SEED" sched 2
+    t service.stress.check.asan     check service.build.asan-o1  "$B/service/asan_o1" "$SEED" stress set,heap,wheel 1,2,4 16 20000 threads
+    t service.stress-2.check.asan   check service.build.asan-o1  "$B/service/asan_o1" "$SEED" stress set,heap,wheel 1,2,4 2 20000 threads
+    t service.stress-loop.check.asan check service.build.asan-o1  "$B/service/asan_o1" "$SEED" stress set,heap,wheel 1,2,4 8 20000 loop
+    t service.build.tsan-o1         check -  build service/tsan_o1 clang $C99 -O1 -g -fsanitize=thread -pthread service_test.c
+    t service.stress.check.tsan     check service.build.tsan-o1  tsan_run "$B/service/tsan_o1" "$SEED" stress set,heap,wheel 1,2,4 16 5000 threads
+    t service.stress-loop.check.tsan check service.build.tsan-o1  tsan_run "$B/service/tsan_o1" "$SEED" stress set,heap,wheel 1,2,4 8 5000 loop
+    t service.sched.tsan            check service.build.tsan-o1  tsan_run "$B/service/tsan_o1" "$SEED" sched 1
+    t service.policies.tsan         check service.build.tsan-o1  tsan_run "$B/service/tsan_o1" "$SEED" policies
+    needs -
+    t service.build.gcc             check -  build service/gcc gcc $C99 -O2 -pthread service_test.c
+    t service.api.gcc               check service.build.gcc  "$B/service/gcc" "$SEED" api
+    t service.sched.gcc             check service.build.gcc  "$B/service/gcc" "$SEED" sched 2
+    t service.stress.gcc            check service.build.gcc  "$B/service/gcc" "$SEED" stress set,heap,wheel 1,2,4 4 20000 threads
 
     # TIMER_DEBUG: misuse aborts with a message before anything changes
     # (debug.c), and correct use, the randomised test, aborts nothing. The
@@ -575,7 +625,10 @@ man_pages() {
         sed -e 's/^name##//' -e 's/($//' | grep -v '_$' | sort -u)
     mp_tlist=$(grep -o -e '^TIMER_INLINE_ [a-z_ ]*\*\{0,1\}tlist_[a-z_]*(' -e '^#define tlist_[a-z_]*(' ../list.h |
         grep -o 'tlist_[a-z_]*' | grep -v '_$' | sort -u)
+    mp_service=$(sed -n '/^#define TIMER_SERVICE_DEFINE(/,/^$/p' ../timer_service.h | grep -o 'name##_[a-z_]*(' |
+        sed -e 's/^name##/NAME/' -e 's/($//' | sort -u)
     [ -n "$mp_fns" ] && [ -n "$mp_tlist" ] || { echo "found no functions in list.h"; return 1; }
+    [ -n "$mp_service" ] || { echo "found no functions in timer_service.h's DEFINE"; return 1; }
     for mp_page in ../man/*.3; do
         mp_name=$(basename "$mp_page" .3)
         LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$mp_page" >"$mp_dir/$mp_name.txt" 2>"$mp_dir/$mp_name.err" ||
@@ -583,6 +636,10 @@ man_pages() {
         [ ! -s "$mp_dir/$mp_name.err" ] || { echo "$mp_page: warnings:"; cat "$mp_dir/$mp_name.err"; return 1; }
         case $mp_name in
         tlist) mp_want=$mp_tlist ;;
+        timer_service)
+            mp_want="$mp_service TIMER_SERVICE_DEFINE timer_service_timer_init timer_service_pending"
+            mp_want="$mp_want timer_service_now TIMER_SERVICE_STOPPED TIMER_SERVICE_RUNNING"
+            ;;
         timer_*)
             mp_K=$(upper "${mp_name#timer_}")
             mp_want="$(printf 'NAME%s\n' $mp_fns) TIMER_${mp_K}_DEFINE TIMER_${mp_K}_DEFINE_NAMED"
@@ -596,9 +653,53 @@ man_pages() {
         awk '/^\.EX$/ { e = 1; next } /^\.EE$/ { e = 0 } e' "$mp_page" | sed -e 's/\\e/\\/g' -e 's/\\-/-/g' \
             >"$mp_dir/$mp_name.c"
         [ -s "$mp_dir/$mp_name.c" ] || { echo "$mp_page has no example"; return 1; }
-        build "man/$mp_name" "$CC" $C99 -I"$mp_dir/inc" "$mp_dir/$mp_name.c" && "$B/man/$mp_name" || return 1
+        build "man/$mp_name" "$CC" $C99 -I"$mp_dir/inc" -pthread "$mp_dir/$mp_name.c" && "$B/man/$mp_name" ||
+            return 1
         echo "$mp_page: renders, names all $(echo $mp_want | wc -w) functions and macros, its example runs"
     done
+}
+
+# tsan_run COMMAND...: a ThreadSanitizer build. Its fixed memory layout
+# cannot start on kernels with much mmap randomisation ("FATAL:
+# ThreadSanitizer: unexpected memory mapping"): then it runs again with ASLR
+# off for it alone (setarch -R), as examples/run_test.sh does, and says so.
+tsan_run() {
+    "$@" >"$T_OUT.tsan" 2>&1
+    tr_status=$?
+    if grep -q 'FATAL: ThreadSanitizer' "$T_OUT.tsan"; then
+        echo "ThreadSanitizer could not start with ASLR on; again under setarch -R:"
+        setarch "$(uname -m)" -R "$@" >"$T_OUT.tsan" 2>&1
+        tr_status=$?
+    fi
+    cat "$T_OUT.tsan"
+    return "$tr_status"
+}
+
+# tsan_build_run OUT COMPILER ARGS...: build_run, the run through tsan_run.
+tsan_build_run() {
+    build "$@" && tsan_run "$B/$1"
+}
+
+# timer_service.h alone: strict C99 with gcc and clang (with the warnings
+# strict users turn on, and clang's -Wunused-function: a program may use
+# part of the API), C++11 with g++; its top example, built and run.
+service_header() {
+    mkdir -p "$B/service" || return 1
+    printf '#define _POSIX_C_SOURCE 200809L\n#include "timer_service.h"\nTIMER_SERVICE_DEFINE(svc, %s)\n' \
+        wheel >"$B/service/alone.c" || return 1
+    for sh_cc in gcc clang; do
+        have $sh_cc || continue
+        echo "$sh_cc: timer_service.h alone, strict C99"
+        $sh_cc $C99 -Wconversion -Wsign-conversion -Wcast-qual -Wunused-function -c -o /dev/null \
+            "$B/service/alone.c" || return 1
+    done
+    echo "g++: timer_service.h as C++11"
+    g++ -std=c++11 $CXX_STRICT -x c++ -c -o /dev/null "$B/service/alone.c" || return 1
+    awk '/^ \* +#define _POSIX_C_SOURCE/ { e = 1 } e && /^ \* Generated API/ { exit } e' ../timer_service.h |
+        sed -e 's/^ \*     //' -e 's/^ \*$//' >"$B/service/top_example.c" &&
+        grep -q 'int main' "$B/service/top_example.c" || { echo "no example at the top of timer_service.h"; return 1; }
+    echo "timer_service.h's top example, built and run:"
+    build service/top_example "$CC" $C99 -pthread "$B/service/top_example.c" && "$B/service/top_example"
 }
 
 # headers.c instantiates every DEFINE form and calls nothing.

@@ -1,107 +1,95 @@
-/* tthread.h - a timer thread that feeds worker threads.
+/* tthread.h - timers whose functions run on a few threads of their own, for
+ * programs with no event loop to fold timers into (heartbeat/ and
+ * epoll_shards/ show that way).
  *
- * One thread owns a timer wheel and sleeps on a condition variable until the
- * earliest expiry (next_expiry), or without a timeout when there is no
- * timer; an add that makes an earlier expiry wakes it. So an idle service,
- * with no timer or none due soon, wakes no thread at all. Any thread adds
- * and cancels timers through one mutex. Expired timers go to a pool of
- * worker threads through a queue, and a worker calls each timer's function.
- * This is the way to drive timers for programs with no event loop to fold
- * them into (heartbeat/ shows the other way: an epoll loop).
+ * A thin layer over timer_service.h: a service with one shard per thread
+ * (each thread sleeps until its shard's next expiry, and only an add that
+ * makes that earlier wakes it), timers spread over the shards round robin,
+ * time in ms of CLOCK_MONOTONIC, one function per timer. What is its own:
+ * those choices; the locking, waking and the cancel that waits are the
+ * service's.
  *
  *     struct job { struct tthread_timer timer; int id; };
  *
- *     static void job_expired(struct tthread_timer *t)      // runs on a worker
+ *     static void job_expired(struct tthread_timer *t)     // on a timer thread
  *     {
- *         struct job *j = (struct job *)t;                    // timer is the first member
- *         ...                                                 // j is ours now
+ *         struct job *j = (struct job *)t;                   // timer is the first member
+ *         ...                                                // may add t again
  *     }
  *
- *     struct tthread *tt = tthread_start(4);                  // 4 workers
- *     tthread_add(tt, &j->timer, tthread_now() + 30, job_expired);    // in 30 ms
+ *     struct tthread *tt = tthread_start(2);                 // 2 threads
+ *     tthread_timer_init(tt, &j->timer, job_expired);        // once, before the first add
+ *     tthread_add(tt, &j->timer, tthread_now() + 30);        // in 30 ms
  *     ...
- *     if (tthread_cancel(tt, &j->timer) != TTHREAD_TOO_LATE)
- *         free(j);                                            // it will never run
+ *     if (tthread_cancel_sync(tt, &j->timer) >= 0)           // not running, will not run:
+ *         free(j);                                           // it is ours again
  *     tthread_stop(tt);
  *
  * API:
- *   struct tthread *tthread_start(int workers);     NULL (errno set) if it cannot start
- *   int64_t tthread_now(void);                      ms of CLOCK_MONOTONIC: the timers' clock
- *   int  tthread_add(struct tthread *tt, struct tthread_timer *t, int64_t expire_ms,
- *                    void (*fn)(struct tthread_timer *t));
- *                         0; -EBUSY if t is added already and has not run; -EINVAL if expire_ms < 0
+ *   struct tthread *tthread_start(int threads);    NULL (errno set) if it cannot start
+ *   int64_t tthread_now(void);                     ms of CLOCK_MONOTONIC: the timers' clock
+ *   void tthread_timer_init(struct tthread *tt, struct tthread_timer *t,
+ *                           void (*fn)(struct tthread_timer *t));
+ *                         the function, and a thread for life; only while the timer is
+ *                         the caller's (new, or after tthread_cancel_sync)
+ *   int  tthread_add(struct tthread *tt, struct tthread_timer *t, int64_t expire_ms);
+ *                         0, or 1 if it was pending (moved: that run will not happen);
+ *                         -EINVAL if expire_ms < 0 or t has no function
  *   enum tthread_cancel_result tthread_cancel(struct tthread *tt, struct tthread_timer *t);
- *   size_t tthread_queued(struct tthread *tt);      expired timers waiting for a worker
- *   uint64_t tthread_wakeups(struct tthread *tt);   times the timer thread has woken, see below
- *   size_t tthread_stop(struct tthread *tt);        see below
+ *                         never blocks
+ *   int  tthread_cancel_sync(struct tthread *tt, struct tthread_timer *t);
+ *                         returns when fn is not running and will not run (unless
+ *                         added again), and t is the caller's to free: 1 if it took a
+ *                         pending run out (fn will not be called for it), else 0;
+ *                         -EDEADLK from t's own fn (nothing changed)
+ *   uint64_t tthread_wakeups(struct tthread *tt);  times the threads have woken, see below
+ *   void tthread_stop(struct tthread *tt);         joins the threads; pending timers are
+ *                                                  dropped (the caller's again)
  *
- * Timing. Time is ms of CLOCK_MONOTONIC (tthread_now). A timer never runs
- * before its ms has begun: the timer thread's timed wait ends at that very
- * instant (pthread_cond_timedwait on CLOCK_MONOTONIC), after which the timer
- * is handed to a worker; how late it runs is the scheduler's wake-up
- * latency, plus waiting for a free worker.
+ * Timing. A timer never runs before its ms has begun: its expiry is that
+ * ms's first ns of CLOCK_MONOTONIC, and a thread's timed wait ends at that
+ * very instant.
  *
- * tthread_wakeups(): how many times the timer thread has woken since
- * tthread_start: at an expiry, when tthread_add made an expiry earlier than
- * the one it slept until, on stop, and on the rare spurious wake-up of a
- * condition variable. Nothing else wakes it: with no timer, or with only
- * far ones, the count stays put (the test checks this). A cancelled timer
- * that was the earliest still costs one wake-up at its old expiry, which
- * finds nothing due. For tests and monitoring.
+ * tthread_wakeups(): how many times the threads have come out of their
+ * waits: at an expiry, when an add made a thread's deadline earlier, at
+ * stop. Nothing else wakes them: with no timer, or only far ones, the count
+ * stays put. A cancelled timer that was a thread's earliest still costs one
+ * wake-up at its old expiry.
  *
- * Who owns a timer. The caller, until tthread_add() returns 0. Then the
- * service, until exactly one of two things happens: tthread_cancel() returns
- * TTHREAD_CANCELLED_PENDING or TTHREAD_CANCELLED_DUE (the function will never
- * be called; the caller owns the timer again), or a worker calls the function
- * (the function owns the timer: it may free it or add it again). A zeroed
- * struct tthread_timer is ready to add; it needs no init call.
- *
- * Cancelling a timer that is due but not yet handled. Pop hands expired
- * timers out linked in a result list: the contract's "due" state. Here that
- * result list is the worker queue itself, so a timer stays due while it waits
- * for a worker, and the container's remove() takes a due timer out of the
- * queue. A cancel therefore succeeds right up to the moment a worker takes
- * the timer off the queue (under the same mutex), and from then on it returns
- * TTHREAD_TOO_LATE. There is no window in which a timer is neither
- * cancellable nor certain to run.
- *
- * TTHREAD_TOO_LATE means the function has run, is running or is about to
- * run: the timer is not the caller's to free. (To free it anyway, the caller
- * needs a way to know the function has finished, such as a reference count.)
- *
- * tthread_stop(): stops the timer thread, lets the workers run every timer
- * that has expired by then, joins all threads and frees the service. Timers
- * that had not expired are dropped, not run: they are the caller's again, and
- * their number is returned. Only a worker's function may still add or cancel
- * timers during the call (added ones are dropped too); no thread may use tt
- * after it.
+ * Who owns a timer. The caller, until tthread_add returns >= 0. Then the
+ * service, until tthread_cancel returns TTHREAD_CANCELLED (fn will never be
+ * called for that add), tthread_cancel_sync returns, or fn is called (fn
+ * may add t again; it may free t if no other thread can still add or cancel
+ * it). TTHREAD_TOO_LATE: fn has run, runs, or is about to: use
+ * tthread_cancel_sync to know when it is done.
  */
 #ifndef TTHREAD_H
 #define TTHREAD_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "timer_wheel.h"
+#include "timer_service.h"
 
 struct tthread_timer {
-    struct timer_wheel_node node;       /* the service's, under its mutex */
+    struct timer_service_timer st;      /* the service's */
     void (*fn)(struct tthread_timer *t);
 };
 
 enum tthread_cancel_result {
-    TTHREAD_TOO_LATE = 0,               /* a worker has it (or it was never added) */
-    TTHREAD_CANCELLED_PENDING,          /* removed before it expired */
-    TTHREAD_CANCELLED_DUE               /* it had expired: removed from the worker queue */
+    TTHREAD_TOO_LATE = 0,               /* it has run, runs, or is about to (or was never added) */
+    TTHREAD_CANCELLED                   /* removed before it ran: fn will not be called */
 };
 
 struct tthread;
 
-struct tthread *tthread_start(int workers);
+struct tthread *tthread_start(int threads);
 int64_t tthread_now(void);
-int tthread_add(struct tthread *tt, struct tthread_timer *t, int64_t expire_ms, void (*fn)(struct tthread_timer *t));
+void tthread_timer_init(struct tthread *tt, struct tthread_timer *t,
+                        void (*fn)(struct tthread_timer *t));
+int tthread_add(struct tthread *tt, struct tthread_timer *t, int64_t expire_ms);
 enum tthread_cancel_result tthread_cancel(struct tthread *tt, struct tthread_timer *t);
-size_t tthread_queued(struct tthread *tt);
+int tthread_cancel_sync(struct tthread *tt, struct tthread_timer *t);
 uint64_t tthread_wakeups(struct tthread *tt);
-size_t tthread_stop(struct tthread *tt);
+void tthread_stop(struct tthread *tt);
 
 #endif /* TTHREAD_H */

@@ -1,29 +1,26 @@
-/* tthread_test.c - run the timer thread with producer threads and check that
+/* tthread_test.c - run the timer threads with producer threads and check that
  * every timer fires exactly once or is cancelled exactly once.
  *
- *   tthread_test [-p PRODUCERS] [-n TIMERS] [-w WORKERS] [-s SEED] [NAME]
+ *   tthread_test [-p PRODUCERS] [-n TIMERS] [-t THREADS] [-s SEED] [NAME]
  *
- * Part 1, the due state, made deterministic: every worker is held busy, a
- * batch of timers expires and waits in the worker queue, and cancelling them
- * must take each one out of the queue (TTHREAD_CANCELLED_DUE); none may run.
+ * Part 1, cancel_sync: a timer's function is held running; another thread's
+ * tthread_cancel_sync must return only after it has returned (the function
+ * marks its return first), and the timer must never run again; the
+ * function's own tthread_cancel_sync is refused (-EDEADLK), not a deadlock.
  *
  * Part 2, stress: PRODUCERS threads each add TIMERS timers due in 0-24 ms,
- * and cancel a random third of their own timers at random moments, so
- * cancels land on pending, due and already-run timers. Then every timer
- * must have run exactly once or been cancelled exactly once, never both;
- * none may run before its expiry; none may be dropped.
+ * and cancel a random third of their own timers at random moments (half of
+ * them with tthread_cancel_sync), so cancels land on pending, running and
+ * already-run timers. Then every timer must have run exactly once or been
+ * cancelled exactly once, never both; none may run before its expiry.
  *
- * Part 3, idle: the timer thread sleeps until the earliest expiry, so its
- * wake-ups (tthread_wakeups) are counted over IDLE_MS with no timer, with
- * one far timer (60 s away), and again after a near timer has fired while
- * the far one waits: each must be 0. A timer added with a near expiry, to
- * an empty service and to one sleeping until the far timer, must wake the
- * thread and run on time: not before its expiry, within NEAR_LATE_BOUND_MS,
- * and in at most NEAR_WAKEUPS wake-ups (2 expected: the add's, the expiry's;
- * more would mean the thread spun while waiting for it).
+ * Part 3, waking: a timer added while the threads sleep until one 60 s
+ * away runs at its time, not the far one's, in at most NEAR_WAKEUPS
+ * wake-ups (the add's and the expiry's: more would mean a thread spins).
  *
- * Meant to run under ThreadSanitizer as well as at -O2. Prints detail lines,
- * then "PASS NAME" or "FAIL NAME: reason"; exits 0 or 1. The seed only
+ * Meant to run under ThreadSanitizer as well as at -O2. No check judges a
+ * duration: the waits below are backstops against a hang. Prints detail
+ * lines, then "PASS NAME" or "FAIL NAME: reason"; exits 0 or 1. The seed
  * replays the random choices, not the threads' interleaving.
  */
 #define _POSIX_C_SOURCE 200809L     /* clock_gettime, nanosleep, getopt */
@@ -42,49 +39,34 @@
 #include "tthread.h"
 
 #define MS 1000000                  /* ns per ms */
-#define LATE_BOUND_MS 1000          /* a timer later than this was as good as lost */
-#define DUE_BATCH 100               /* part 1: timers cancelled while due */
-#define IDLE_MS 250                 /* part 3: each idle interval */
+#define BACKSTOP_MS 10000           /* a wait longer than this is a hang */
 #define FAR_MS 60000                /* part 3: the far timer, beyond the test's end */
-#define NEAR_MS 20                  /* part 3: the near timers */
-#define NEAR_LATE_BOUND_MS 250      /* part 3: "on time", generous for a busy machine */
-#define NEAR_WAKEUPS 4              /* part 3: at most, to run one near timer */
+#define NEAR_MS 20                  /* part 3: the near timer */
+#define NEAR_WAKEUPS 4              /* part 3: at most, to run the near timer */
 
 struct test_timer {
-    struct tthread_timer timer;     /* what the service sees */
+    struct tthread_timer timer;     /* what the service sees: first */
     int64_t expire_ms;
     int64_t fired_ns;               /* when fn ran */
     int fired;                      /* times fn ran: under stats.lock */
     bool cancel_tried;              /* written by the owning producer only */
-    enum tthread_cancel_result cancel;
+    bool cancelled;
 };
 
-#define TEST_TIMER(t) ((struct test_timer *)(void *)((char *)(t) - offsetof(struct test_timer, timer)))
-
 /* What the timer functions record, under one lock of the test's own (never
- * held together with the service's lock). */
+ * held while calling the service). */
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     long resolved;                  /* part 2: timers fired or cancelled */
-    int blocked;                    /* part 1: workers held in block_worker() */
-    bool release;                   /* part 1: let them go */
-    int near_fired;                 /* part 3: near timers run */
-} stats = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, false, 0};
-
-struct producer {
-    pthread_t thread;
-    struct tthread *tt;
-    struct test_timer *timers;
-    int count;
-    uint64_t rng;
-    long cancelled[3];              /* by enum tthread_cancel_result */
-    int add_errors;
-};
+    int held, release, returned;    /* part 1 */
+    int own_sync;                   /* part 1: the function's own cancel_sync */
+} stats = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
 
 static const char *test_name = "timer_thread";
 static int failures;
 static char first_reason[300];
+static struct tthread *part1_tt;
 
 static int64_t mono_ns(void)
 {
@@ -122,10 +104,10 @@ static void usage(const char *why)
 {
     fprintf(stderr,
             "tthread_test: %s\n"
-            "usage: tthread_test [-p PRODUCERS] [-n TIMERS] [-w WORKERS] [-s SEED] [NAME]\n"
+            "usage: tthread_test [-p PRODUCERS] [-n TIMERS] [-t THREADS] [-s SEED] [NAME]\n"
             "  -p PRODUCERS  producer threads (default 4)\n"
             "  -n TIMERS     timers per producer (default 4000)\n"
-            "  -w WORKERS    worker threads (default 3)\n"
+            "  -t THREADS    timer threads (default 2)\n"
             "  -s SEED       seed of the random choices (default: from the clock; printed)\n"
             "  NAME          test name for the PASS/FAIL line (default timer_thread)\n",
             why);
@@ -139,7 +121,8 @@ static long parse_number(const char *s, long min, long max, const char *what)
     errno = 0;
     v = strtol(s, &end, 10);
     if (errno != 0 || end == s || *end != '\0' || v < min || v > max) {
-        snprintf(msg, sizeof msg, "%s must be a number from %ld to %ld, not '%s'", what, min, max, s);
+        snprintf(msg, sizeof msg, "%s must be a number from %ld to %ld, not '%s'", what, min, max,
+                 s);
         usage(msg);
     }
     return v;
@@ -162,12 +145,11 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-/* Wait, with stats.lock held, until done() or timeout_ms has passed;
- * returns done(). The deadline is on the monotonic clock; the short timed
- * waits are on the realtime clock that pthread_cond_timedwait uses. */
-static bool wait_stats(bool (*done)(void), int timeout_ms)
+/* Wait, with stats.lock held, until done(); false after BACKSTOP_MS (a hang).
+ * The short timed waits are on the realtime clock pthread_cond_timedwait uses. */
+static bool wait_stats(bool (*done)(void))
 {
-    int64_t deadline = mono_ns() + (int64_t)timeout_ms * MS;
+    int64_t deadline = mono_ns() + (int64_t)BACKSTOP_MS * MS;
     while (!done() && mono_ns() < deadline) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -181,83 +163,76 @@ static bool wait_stats(bool (*done)(void), int timeout_ms)
     return done();
 }
 
-/* ---- part 1: cancelling timers that are due but not yet handled ---- */
+/* ---- part 1: cancel_sync waits for a running function ---- */
 
-static int part1_workers;
+static bool held(void) { return stats.held == 1; }
 
-static bool all_blocked(void) { return stats.blocked == part1_workers; }
-
-/* Holds a worker until the test releases it, so that expired timers pile
- * up in the queue. */
-static void block_worker(struct tthread_timer *t)
+static void hold(struct tthread_timer *t)
 {
+    int own = tthread_cancel_sync(part1_tt, t);     /* would wait for itself */
     pthread_mutex_lock(&stats.lock);
-    TEST_TIMER(t)->fired++;
-    stats.blocked++;
+    ((struct test_timer *)t)->fired++;
+    stats.own_sync = own;
+    stats.held++;
     pthread_cond_broadcast(&stats.changed);
     while (!stats.release)
         pthread_cond_wait(&stats.changed, &stats.lock);
+    stats.returned = 1;                             /* the last thing it does */
     pthread_mutex_unlock(&stats.lock);
 }
 
-static void must_not_run(struct tthread_timer *t)
+struct syncer {
+    pthread_t thread;
+    struct test_timer *tm;
+    int r, returned_at_return;
+};
+
+static void *syncer_main(void *arg)
 {
+    struct syncer *c = arg;
+    c->r = tthread_cancel_sync(part1_tt, &c->tm->timer);
     pthread_mutex_lock(&stats.lock);
-    TEST_TIMER(t)->fired++;
+    c->returned_at_return = stats.returned;
     pthread_mutex_unlock(&stats.lock);
+    return NULL;
 }
 
-static void part1(int workers)
+static void part1(int threads)
 {
-    static struct test_timer blockers[64], due[DUE_BATCH];
-    struct tthread *tt = tthread_start(workers);
-    int64_t deadline;
-    int i, as_due = 0, fired = 0;
-    size_t queued = 0;
-
-    if (tt == NULL) {
-        fail("tthread_start(%d): %s", workers, strerror(errno));
+    static struct test_timer tm;
+    struct syncer c;
+    memset(&c, 0, sizeof c);
+    part1_tt = tthread_start(threads);
+    if (part1_tt == NULL) {
+        fail("tthread_start(%d): %s", threads, strerror(errno));
         return;
     }
-    part1_workers = workers;
-    for (i = 0; i < workers; i++)
-        if (tthread_add(tt, &blockers[i].timer, tthread_now(), block_worker) != 0)
-            fail("part 1: tthread_add failed");
+    tthread_timer_init(part1_tt, &tm.timer, hold);
+    if (tthread_add(part1_tt, &tm.timer, tthread_now()) != 0)
+        fail("part 1: tthread_add failed");
     pthread_mutex_lock(&stats.lock);
-    if (!wait_stats(all_blocked, 5000))
-        fail("part 1: only %d of %d workers took a blocking timer within 5 s", stats.blocked, workers);
+    if (!wait_stats(held))
+        fail("part 1: the timer did not run");
     pthread_mutex_unlock(&stats.lock);
-
-    /* Every worker is busy: these expire and stay queued, due. */
-    for (i = 0; i < DUE_BATCH; i++)
-        if (tthread_add(tt, &due[i].timer, tthread_now() + 1 + i % 3, must_not_run) != 0)
-            fail("part 1: tthread_add failed");
-    deadline = mono_ns() + 5000 * (int64_t)MS;
-    while ((queued = tthread_queued(tt)) < DUE_BATCH && mono_ns() < deadline)
-        sleep_ms(1);
-    if (queued != DUE_BATCH)
-        fail("part 1: %zu of %d expired timers in the worker queue after 5 s", queued, DUE_BATCH);
-    for (i = 0; i < DUE_BATCH; i++)
-        as_due += tthread_cancel(tt, &due[i].timer) == TTHREAD_CANCELLED_DUE;
-    queued = tthread_queued(tt);
-
+    c.tm = &tm;
+    pthread_create(&c.thread, NULL, syncer_main, &c);
+    sleep_ms(20);               /* not a check: only gives cancel_sync time to start waiting */
     pthread_mutex_lock(&stats.lock);
-    stats.release = true;
+    stats.release = 1;
     pthread_cond_broadcast(&stats.changed);
     pthread_mutex_unlock(&stats.lock);
-    if (tthread_stop(tt) != 0)
-        fail("part 1: timers were left in the wheel");
-    for (i = 0; i < DUE_BATCH; i++)     /* the workers are joined: no lock needed */
-        fired += due[i].fired;
-    printf("  due state: %d timers expired while all %d workers were busy; cancelled %d of them as due "
-           "(taken out of the worker queue), queue then held %zu, %d ran\n",
-           DUE_BATCH, workers, as_due, queued, fired);
-    if (as_due != DUE_BATCH)
-        fail("part 1: only %d of %d queued timers were cancelled as due", as_due, DUE_BATCH);
-    if (queued != 0)
-        fail("part 1: %zu cancelled timers are still in the worker queue", queued);
-    if (fired != 0)
-        fail("part 1: %d of the queued timers ran although cancelled", fired);
+    pthread_join(c.thread, NULL);
+    tthread_stop(part1_tt);
+    printf("  cancel_sync of a running timer: returned %d after its function had returned (%s); "
+           "the function's own cancel_sync: %d (-EDEADLK is %d); it ran %d time(s)\n", c.r,
+           c.returned_at_return ? "yes" : "no", stats.own_sync, -EDEADLK, tm.fired);
+    if (c.r != 0 || !c.returned_at_return)
+        fail("part 1: cancel_sync returned %d before the running function had returned", c.r);
+    if (stats.own_sync != -EDEADLK)
+        fail("part 1: cancel_sync from the timer's own function gave %d, not -EDEADLK",
+             stats.own_sync);
+    if (tm.fired != 1)
+        fail("part 1: the timer ran %d times", tm.fired);
 }
 
 /* ---- part 2: producers adding and cancelling at random ---- */
@@ -270,40 +245,54 @@ static void record_fire(struct tthread_timer *t)
 {
     int64_t now = mono_ns();
     pthread_mutex_lock(&stats.lock);
-    TEST_TIMER(t)->fired++;
-    TEST_TIMER(t)->fired_ns = now;
-    stats.resolved++;
-    if (stats.resolved == part2_total)
+    ((struct test_timer *)t)->fired++;
+    ((struct test_timer *)t)->fired_ns = now;
+    if (++stats.resolved == part2_total)
         pthread_cond_broadcast(&stats.changed);
     pthread_mutex_unlock(&stats.lock);
 }
 
+struct producer {
+    pthread_t thread;
+    struct tthread *tt;
+    struct test_timer *timers;
+    int count;
+    uint64_t rng;
+    long cancelled, too_late, add_errors;
+};
+
 static void *producer_main(void *arg)
 {
     struct producer *p = arg;
-    int i, err;
+    int i;
 
     for (i = 0; i < p->count; i++) {
         struct test_timer *tm = &p->timers[i];
+        tthread_timer_init(p->tt, &tm->timer, record_fire);
         tm->expire_ms = tthread_now() + (int64_t)(next_random(&p->rng) % 25);
-        err = tthread_add(p->tt, &tm->timer, tm->expire_ms, record_fire);
-        if (err != 0)
+        if (tthread_add(p->tt, &tm->timer, tm->expire_ms) != 0)
             p->add_errors++;
-        /* A third of the time, cancel one of ours: just added (pending),
-         * a few ms old (pending or due), or old (usually run already). */
+        /* A third of the time, cancel one of ours: just added (pending), a
+         * few ms old (pending or running), or old (usually run already). */
         if (next_random(&p->rng) % 3 == 0) {
             int back = (int)(next_random(&p->rng) % 64), j = i - back;
             if (j >= 0 && !p->timers[j].cancel_tried) {
                 struct test_timer *victim = &p->timers[j];
+                bool stopped;
                 victim->cancel_tried = true;
-                victim->cancel = tthread_cancel(p->tt, &victim->timer);
-                p->cancelled[victim->cancel]++;
-                if (victim->cancel != TTHREAD_TOO_LATE) {
+                if (next_random(&p->rng) % 2)
+                    stopped = tthread_cancel(p->tt, &victim->timer) == TTHREAD_CANCELLED;
+                else
+                    stopped = tthread_cancel_sync(p->tt, &victim->timer) == 1;
+                victim->cancelled = stopped;
+                if (stopped) {
+                    p->cancelled++;
                     pthread_mutex_lock(&stats.lock);
-                    stats.resolved++;
-                    if (stats.resolved == part2_total)
+                    if (++stats.resolved == part2_total)
                         pthread_cond_broadcast(&stats.changed);
                     pthread_mutex_unlock(&stats.lock);
+                } else {
+                    p->too_late++;
                 }
             }
         }
@@ -313,30 +302,21 @@ static void *producer_main(void *arg)
     return NULL;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void part2(int producers, int count, int workers, uint64_t seed)
+static void part2(int producers, int count, int threads, uint64_t seed)
 {
     struct producer *p = calloc((size_t)producers, sizeof *p);
-    double *late = calloc((size_t)producers * (size_t)count, sizeof *late);
-    long fired = 0, cancelled[3] = {0, 0, 0}, both = 0, twice = 0, neither = 0, early = 0, too_late = 0;
+    long fired = 0, cancelled = 0, too_late = 0, both = 0, twice = 0, neither = 0, early = 0;
     struct tthread *tt;
-    size_t dropped;
-    int i, k, n_late = 0, err;
+    int i, k, err;
     bool resolved;
 
-    /* A test that cannot set up fails at once. */
-    if (p == NULL || late == NULL) {
+    if (p == NULL) {
         fail("out of memory");
         exit(finish());
     }
-    tt = tthread_start(workers);
+    tt = tthread_start(threads);
     if (tt == NULL) {
-        fail("tthread_start(%d): %s", workers, strerror(errno));
+        fail("tthread_start(%d): %s", threads, strerror(errno));
         exit(finish());
     }
     part2_total = (long)producers * count;
@@ -346,7 +326,7 @@ static void part2(int producers, int count, int workers, uint64_t seed)
         p[i].rng = seed + (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
         if (p[i].rng == 0)
             p[i].rng = 1;
-        p[i].timers = calloc((size_t)count, sizeof *p[i].timers);   /* zeroed: idle */
+        p[i].timers = calloc((size_t)count, sizeof *p[i].timers);
         if (p[i].timers == NULL) {
             fail("out of memory");
             exit(finish());
@@ -361,175 +341,122 @@ static void part2(int producers, int count, int workers, uint64_t seed)
     for (i = 0; i < producers; i++)
         pthread_join(p[i].thread, NULL);
 
-    /* Everything expires within 25 ms of the last add; allow far more. */
     pthread_mutex_lock(&stats.lock);
-    resolved = wait_stats(all_resolved, 5000);
+    resolved = wait_stats(all_resolved);
     pthread_mutex_unlock(&stats.lock);
-    dropped = tthread_stop(tt);
+    tthread_stop(tt);
     if (!resolved)
-        fail("part 2: only %ld of %ld timers fired or were cancelled within 5 s of the last add",
-             stats.resolved, part2_total);
-    if (dropped != 0)
-        fail("part 2: %zu timers were still pending at stop", dropped);
+        fail("part 2: only %ld of %ld timers fired or were cancelled", stats.resolved, part2_total);
 
     /* All threads are joined: the records can be read without locks. */
     for (i = 0; i < producers; i++) {
         if (p[i].add_errors != 0)
-            fail("part 2: %d adds failed", p[i].add_errors);
-        for (k = 0; k < 3; k++)
-            cancelled[k] += p[i].cancelled[k];
+            fail("part 2: %ld adds failed", p[i].add_errors);
+        cancelled += p[i].cancelled;
+        too_late += p[i].too_late;
         for (k = 0; k < count; k++) {
             struct test_timer *tm = &p[i].timers[k];
-            bool cancelled_ok = tm->cancel_tried && tm->cancel != TTHREAD_TOO_LATE;
-            if (tm->fired > 1)
-                twice++;
-            if (tm->fired && cancelled_ok)
-                both++;
-            if (!tm->fired && !cancelled_ok)
-                neither++;
+            twice += tm->fired > 1;
+            both += tm->fired && tm->cancelled;
+            neither += !tm->fired && !tm->cancelled;
             if (tm->fired) {
-                double ms = (double)(tm->fired_ns - tm->expire_ms * MS) / MS;
                 fired++;
-                late[n_late++] = ms;
-                early += ms < 0;
-                too_late += ms > LATE_BOUND_MS;
+                early += tm->fired_ns < tm->expire_ms * MS;
             }
         }
     }
-    printf("  stress: %d producers x %d timers due in 0-24 ms, %d workers: %ld fired, %ld cancelled "
-           "(%ld pending, %ld due), %ld cancels too late (already run)\n",
-           producers, count, workers, fired, cancelled[TTHREAD_CANCELLED_PENDING] + cancelled[TTHREAD_CANCELLED_DUE],
-           cancelled[TTHREAD_CANCELLED_PENDING], cancelled[TTHREAD_CANCELLED_DUE], cancelled[TTHREAD_TOO_LATE]);
-    printf("  exactly once: %ld of %ld timers; fired twice %ld, fired and cancelled %ld, neither %ld\n",
-           part2_total - twice - both - neither, part2_total, twice, both, neither);
-    if (n_late > 0) {
-        qsort(late, (size_t)n_late, sizeof *late, compare_double);
-        printf("  lateness of fired timers: min %.2f / median %.2f / p99 %.2f / max %.2f ms "
-               "(early: %ld; bound %d ms)\n",
-               late[0], late[n_late / 2], late[(int)(0.99 * (n_late - 1) + 0.5)], late[n_late - 1], early,
-               LATE_BOUND_MS);
-    }
+    printf("  stress: %d producers x %d timers due in 0-24 ms, %d timer threads: %ld fired, "
+           "%ld cancelled, %ld cancels too late (run or running)\n", producers, count, threads,
+           fired, cancelled, too_late);
+    printf("  exactly once: %ld of %ld timers; fired twice %ld, fired and cancelled %ld, "
+           "neither %ld, early %ld\n", part2_total - twice - both - neither, part2_total, twice,
+           both, neither, early);
     if (twice || both || neither)
-        fail("part 2: %ld timers fired twice, %ld fired and were cancelled, %ld did neither", twice, both, neither);
+        fail("part 2: %ld timers fired twice, %ld fired and were cancelled, %ld did neither", twice,
+             both, neither);
     if (early)
         fail("part 2: %ld timers fired before their expiry", early);
-    if (too_late)
-        fail("part 2: %ld timers fired more than %d ms late", too_late, LATE_BOUND_MS);
     for (i = 0; i < producers; i++)
         free(p[i].timers);
     free(p);
-    free(late);
 }
 
-/* ---- part 3: an idle service does not wake; an add wakes it ---- */
+/* ---- part 3: an add wakes a thread sleeping until a far timer ---- */
+
+static int near_fired;
+
+static bool near_done(void) { return near_fired == 1; }
 
 static void record_near(struct tthread_timer *t)
 {
     int64_t now = mono_ns();
     pthread_mutex_lock(&stats.lock);
-    TEST_TIMER(t)->fired++;
-    TEST_TIMER(t)->fired_ns = now;
-    stats.near_fired++;
+    ((struct test_timer *)t)->fired++;
+    ((struct test_timer *)t)->fired_ns = now;
+    near_fired++;
     pthread_cond_broadcast(&stats.changed);
     pthread_mutex_unlock(&stats.lock);
 }
 
-static int near_wanted;
-
-static bool near_done(void) { return stats.near_fired == near_wanted; }
-
-/* The timer thread's wake-ups over IDLE_MS in which nothing is due. */
-static void idle_interval(struct tthread *tt, const char *what)
+static void must_not_run(struct tthread_timer *t)
 {
-    uint64_t before = tthread_wakeups(tt), after;
-    sleep_ms(IDLE_MS);
-    after = tthread_wakeups(tt);
-    printf("  idle, %s: %llu timer-thread wake-ups in %d ms (required: 0)\n", what,
-           (unsigned long long)(after - before), IDLE_MS);
-    if (after != before)
-        fail("part 3: idle with %s, the timer thread woke %llu times in %d ms", what,
-             (unsigned long long)(after - before), IDLE_MS);
+    pthread_mutex_lock(&stats.lock);
+    ((struct test_timer *)t)->fired++;
+    pthread_mutex_unlock(&stats.lock);
 }
 
-/* Add a timer NEAR_MS ahead and wait for it: the add must wake the thread. */
-static void near_timer(struct tthread *tt, struct test_timer *tm, const char *what)
+static void part3(void)
 {
-    uint64_t before = tthread_wakeups(tt), woke;
-    double late;
+    static struct test_timer far, near;
+    struct tthread *tt = tthread_start(1);
+    uint64_t before, woke;
     bool fired;
 
-    tm->expire_ms = tthread_now() + NEAR_MS;
-    if (tthread_add(tt, &tm->timer, tm->expire_ms, record_near) != 0) {
-        fail("part 3: tthread_add failed");
+    if (tt == NULL) {
+        fail("tthread_start(1): %s", strerror(errno));
         return;
     }
+    tthread_timer_init(tt, &far.timer, must_not_run);
+    tthread_timer_init(tt, &near.timer, record_near);
+    if (tthread_add(tt, &far.timer, tthread_now() + FAR_MS) != 0)
+        fail("part 3: tthread_add failed");
+    sleep_ms(10);               /* not a check: lets the thread go to sleep until the far timer */
+    before = tthread_wakeups(tt);
+    near.expire_ms = tthread_now() + NEAR_MS;
+    if (tthread_add(tt, &near.timer, near.expire_ms) != 0)
+        fail("part 3: tthread_add failed");
     pthread_mutex_lock(&stats.lock);
-    near_wanted++;
-    fired = wait_stats(near_done, 2000);
+    fired = wait_stats(near_done);
     pthread_mutex_unlock(&stats.lock);
     woke = tthread_wakeups(tt) - before;
-    if (!fired) {
-        fail("part 3: a timer %d ms ahead, added %s, had not run 2 s later (the add did not wake the "
-             "timer thread?)", NEAR_MS, what);
-        return;
-    }
-    late = (double)(tm->fired_ns - tm->expire_ms * MS) / MS;   /* written under stats.lock */
-    printf("  a timer %d ms ahead, added %s: ran %.2f ms after its expiry, %llu timer-thread wake-ups "
-           "(required: >= 0 ms, <= %d ms, <= %d wake-ups)\n", NEAR_MS, what, late, (unsigned long long)woke,
-           NEAR_LATE_BOUND_MS, NEAR_WAKEUPS);
-    if (late < 0)
-        fail("part 3: a timer added %s ran %.3f ms before its expiry", what, -late);
-    else if (late > NEAR_LATE_BOUND_MS)
-        fail("part 3: a timer added %s ran %.1f ms late", what, late);
+    if (tthread_cancel(tt, &far.timer) != TTHREAD_CANCELLED)
+        fail("part 3: the far timer could not be cancelled");
+    tthread_stop(tt);
+    printf("  a timer %d ms ahead, added while the thread slept until one %d s away: ran %s its "
+           "expiry, in %llu wake-ups (required: not before, at most %d)\n", NEAR_MS, FAR_MS / 1000,
+           near.fired_ns >= near.expire_ms * MS ? "at or after" : "BEFORE",
+           (unsigned long long)woke, NEAR_WAKEUPS);
+    if (!fired)
+        fail("part 3: the near timer did not run (the add did not wake the thread?)");
+    else if (near.fired_ns < near.expire_ms * MS)
+        fail("part 3: the near timer ran before its expiry");
     if (woke > NEAR_WAKEUPS)
-        fail("part 3: the timer thread woke %llu times to run one timer %d ms ahead: it spins",
-             (unsigned long long)woke, NEAR_MS);
-}
-
-static void part3(int workers)
-{
-    static struct test_timer far, near[2];
-    struct tthread *tt = tthread_start(workers);
-    int64_t give_up;
-    uint64_t before;
-
-    if (tt == NULL) {
-        fail("tthread_start(%d): %s", workers, strerror(errno));
-        return;
-    }
-    idle_interval(tt, "no timer");
-    near_timer(tt, &near[0], "to an empty service");
-
-    /* The add wakes the thread once, to sleep until the far timer: let that
-     * wake-up be counted before the interval starts. */
-    before = tthread_wakeups(tt);
-    if (tthread_add(tt, &far.timer, tthread_now() + FAR_MS, must_not_run) != 0)
-        fail("part 3: tthread_add failed");
-    give_up = mono_ns() + 1000 * (int64_t)MS;
-    while (tthread_wakeups(tt) == before && mono_ns() < give_up)
-        sleep_ms(1);
-    idle_interval(tt, "one timer 60 s away");
-    near_timer(tt, &near[1], "while the thread sleeps until one 60 s away");
-    idle_interval(tt, "one timer 60 s away, after running a near one");
-
-    if (tthread_cancel(tt, &far.timer) != TTHREAD_CANCELLED_PENDING)
-        fail("part 3: the far timer could not be cancelled as pending");
-    if (tthread_stop(tt) != 0)
-        fail("part 3: timers were left in the wheel");
+        fail("part 3: the thread woke %llu times to run one timer: it spins",
+             (unsigned long long)woke);
     if (far.fired != 0)
         fail("part 3: the far timer ran");
 }
 
 int main(int argc, char **argv)
 {
-    int producers = 4, count = 4000, workers = 3, opt;
+    int producers = 4, count = 4000, threads = 2, opt;
     uint64_t seed = (uint64_t)(mono_ns() % 2147483647);
 
-    while ((opt = getopt(argc, argv, "p:n:w:s:")) != -1) {
+    while ((opt = getopt(argc, argv, "p:n:t:s:")) != -1) {
         switch (opt) {
         case 'p': producers = (int)parse_number(optarg, 1, 64, "-p PRODUCERS"); break;
         case 'n': count = (int)parse_number(optarg, 1, 1000000, "-n TIMERS"); break;
-        case 'w': workers = (int)parse_number(optarg, 1, 64, "-w WORKERS"); break;
+        case 't': threads = (int)parse_number(optarg, 1, 64, "-t THREADS"); break;
         case 's': seed = (uint64_t)parse_number(optarg, 0, 2147483647, "-s SEED"); break;
         default: usage("unknown option"); break;
         }
@@ -539,10 +466,11 @@ int main(int argc, char **argv)
     if (argc - optind == 1)
         test_name = argv[optind];
     setvbuf(stdout, NULL, _IOLBF, 0);
-    printf("  seed %lu (replay the random choices: -s %lu)\n", (unsigned long)seed, (unsigned long)seed);
+    printf("  seed %lu (replay the random choices: -s %lu)\n", (unsigned long)seed,
+           (unsigned long)seed);
 
-    part1(workers);
-    part2(producers, count, workers, seed);
-    part3(workers);
+    part1(threads);
+    part2(producers, count, threads, seed);
+    part3();
     return finish();
 }
