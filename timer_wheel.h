@@ -73,25 +73,31 @@
  * the clock gets there.
  *
  * That is a schedule with a deadline, kept as Redis keeps its incremental
- * rehash: every pop, next_expiry and first moves up to Q = 64 items of each
- * level's pending slot one level down, coarsest level first (what goes down is
- * prepared further in the same call; levels whose pending slots share a
- * deadline pool their quanta), plus 8 per item that was inserted into a
- * pending slot since the previous such call. A pop that hands out nothing
- * keeps the inline fast path only while no pending slot has work left, and
- * never across a 64-tick boundary, where pending slots change. A pending slot
- * whose front is in expiry order (fixed-delay timeouts) becomes its group's
- * run instead: walked once, handed out from its front, never refined. A slot
- * of one item is never refined for its own sake: its expiry is known.
+ * rehash. A pending slot has a window: the last quarter of the group
+ * before it (its level-(l - 1) digit 48 to 63; level 1: the whole group).
+ * Every pop, next_expiry and first moves up to Q = 256 items of each
+ * pending slot whose window is open one level down, coarsest level first
+ * (levels whose pending slots share a deadline pool their quanta), plus 8
+ * per item inserted into such a slot since the previous such call. Before
+ * its window a slot is left alone: items are filed long before they
+ * expire, and an idle connection's timeout is pushed back many times, so
+ * preparing them early would move items that leave again. A pop that hands
+ * out nothing keeps the inline fast path only while no open window has
+ * work left, and stops where a window opens. A pending slot whose front is
+ * in expiry order (fixed-delay timeouts) becomes its group's run instead:
+ * walked once, handed out from its front, never refined. A slot of one
+ * item is never refined for its own sake: its expiry is known.
  *
- * The invariant (test/adversarial.c asserts it after every call): a pending
- * slot that held N items when it became pending has at most max(0, N - Q x
- * calls since) left to prepare. When the clock enters a slot, whatever is
- * left of it is refined there and then; that is the only work a call does
- * beyond its quanta, it is zero unless a slot held more than its calls could
- * prepare, and it is all of the slot when the clock jumped into it from two
- * groups or more before (no call could prepare it): the one exception to the
- * bound below.
+ * The invariant (check() asserts its conditions, test/adversarial.c and
+ * test/fuzz/bound.c the counts, after every call): a pending slot that
+ * held N items when its window opened has at most max(0, N - Q x calls
+ * since) left to prepare. When the clock enters a slot, whatever is left
+ * of it is refined there and then; that is the only work a call does
+ * beyond its quanta and credit. It is zero when the program made N / Q
+ * calls in the window (a pop every tick: up to 16,384 items in a level-1
+ * slot, 262,144 in a level-2 slot, 64 times more a level up), and all of
+ * the slot when the clock jumped into it from before its window (no call
+ * could prepare it): the one exception to the bound below.
  *
  * Items at or behind the clock (inserted overdue, or before a time that
  * next_expiry moved the clock to) are all earlier than every slot item, and
@@ -117,9 +123,9 @@
  *   clock); at most 4,096 steps each, whatever the input;
  * - pop, next_expiry and first: at most 4,096 + 8 x (items handed out) + 8 x
  *   (inserts, reschedules and removes since the previous pop, next_expiry or
- *   first) steps, except as above: a call that enters a slot no earlier call
- *   could prepare in full pays for what is left of it, one move per item and
- *   level. pop hands out exactly the items with expire <= now, in (expiry,
+ *   first) steps, except as above: a call that enters a slot that the calls
+ *   in its window could not prepare in full pays for what is left of it,
+ *   one move per item and level. pop hands out exactly the items with expire <= now, in (expiry,
  *   arrival) order, O(1) amortised per item (+ O(log k) behind the clock);
  * - next_expiry and first are amortised O(1); min_time is O(1), const, and
  *   never later than the earliest expiry: exact when the earliest item lies
@@ -188,9 +194,9 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
-/* Q: the items of each level's pending slot a call prepares (see the top).
- * Tests may set TIMER_WHEEL_QUANTUM_ (test/fuzz/bound.c: 4, so that what
- * costs O(n) in one call shows at a few thousand items). */
+/* Q: the items of each level's pending slot a call prepares in its window
+ * (see the top). Tests may set TIMER_WHEEL_QUANTUM_ (test/fuzz/bound.c: 4,
+ * so that what costs O(n) in one call shows at a few thousand items). */
 #ifdef TIMER_WHEEL_QUANTUM_
 #define TIMER_WHEEL_QUANTUM TIMER_WHEEL_QUANTUM_
 #else
@@ -238,8 +244,8 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     uint64_t pending[TIMER_WHEEL_LEVELS], refined[TIMER_WHEEL_LEVELS];
     uint32_t credit[TIMER_WHEEL_LEVELS];    /* extra steps: 8 per arrival in its pending slot */
     int best;
-    int visiting;           /* a visit is walking the lists: next_expiry and first prepare nothing */
-    unsigned owed;          /* bit l: level l's window is open, its pending slot may hold 2+ items */
+    int visiting;           /* a visit walks the lists: next_expiry and first prepare nothing */
+    unsigned owed;          /* bit l: level l's window is open and its pending slot may owe */
     unsigned pad_;          /* keeps slot[] at a multiple of 16 bytes (one add less per address) */
     /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
      * bit is set, so init only has to clear 24 words. */
@@ -249,7 +255,8 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
 TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
 TIMER_STATIC_CHECK_(timer_wheel_layout_check_,
                     sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
-                        offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot) &&
+                        offsetof(timer_wheel_layout_, wheel.slot) ==
+                            offsetof(struct timer_wheel, slot) &&
                         offsetof(struct timer_wheel, slot) % 16 == 0)
 
 TIMER_FUNCTIONS_BEGIN_
@@ -696,7 +703,8 @@ TIMER_NOINLINE_ void timer_wheel_arrive_(struct timer_wheel *w, unsigned l)
  * the two differ gives the level (tables, as in 2.1 and skynet), the
  * expiry's low 7 bits there the slot; *g is its group at that level, *s
  * the level's shift. */
-TIMER_INLINE_ size_t timer_wheel_where_(const struct timer_wheel *w, int64_t expire, uint64_t *g, unsigned *s)
+TIMER_INLINE_ size_t timer_wheel_where_(const struct timer_wheel *w, int64_t expire, uint64_t *g,
+                                        unsigned *s)
 {
 #define TIMER_WHEEL_L6_(x) x, x, x, x, x, x
     static const unsigned char shift[64] = {
@@ -718,8 +726,8 @@ TIMER_INLINE_ size_t timer_wheel_where_(const struct timer_wheel *w, int64_t exp
  * pending slot whose window is open is an arrival to prepare; a slot that
  * was empty opens its window later: no pop may pass that time in line
  * (wake). */
-TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_node *n, size_t i, uint64_t g,
-                                    unsigned s)
+TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_node *n, size_t i,
+                                    uint64_t g, unsigned s)
 {
     if (tbitmap_test(w->occupied, i)) {
         if (g == w->pending[i >> 7])
@@ -755,7 +763,8 @@ TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer
     w->wake = w->limit < w->wake ? w->limit : w->wake;
 }
 
-TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
+TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire,
+                                     struct timer_wheel_node *n)
 {
     n->expire = expire;
     if ((uint64_t)expire >= w->limit) {
@@ -768,7 +777,8 @@ TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, stru
     }
 }
 
-TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
+TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire,
+                                     struct timer_wheel_node *n)
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
@@ -814,7 +824,8 @@ TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
     bool ours = w->count != 0 && (prev != next || timer_wheel_is_head_(w, prev));
-    assert(ours && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
+    assert(ours &&
+           "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
     if (!ours)
         return false;
     if (prev == next)                       /* n was alone: its list is empty now */
@@ -828,7 +839,8 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
 {
     if (n == NULL || n->link.next == NULL)
         return false;
-    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_remove: the item is pending in another wheel, not this one");
+    assert(timer_wheel_holds_(w, n, 7) &&
+           "timer_wheel_remove: the item is pending in another wheel, not this one");
     if (n->expire < 0)
         tlist_remove(&n->link);             /* due: leave the result list */
     else if (!timer_wheel_cut_(w, n))
@@ -843,11 +855,13 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
  * unlinked from wherever it is and appended, as an insert would, since a
  * reschedule is a new arrival; one that is last in the slot its new expiry
  * maps to is there already: only the expiry changes. */
-TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
+TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
+                                         struct timer_wheel_node *n)
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
+    assert(timer_wheel_holds_(w, n, 7) &&
+           "timer_wheel_reschedule: the item is pending in another wheel, not this one");
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         uint64_t g;
         unsigned s;
@@ -892,8 +906,10 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
     if (w->refined[l] != g) {
         bool had = tbitmap_test(w->occupied, r);
         int64_t last = had ? timer_wheel_back_(w, r) : -1;
-        for (; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
+        for (; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; k++) {
             last = timer_wheel_node_of_(pos)->expire;
+            pos = pos->next;
+        }
         TIMER_WHEEL_ON_WALK_(k);
         if (k != 0 && (had || k >= 8 || k == budget || pos == ph)) {
             if (!had) {
@@ -906,7 +922,8 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
             if (pos == ph)
                 tbitmap_clear(w->occupied, p);
             w->best = -1;
-            w->runs_low = w->runs_low < timer_wheel_front_(w, r) ? w->runs_low : timer_wheel_front_(w, r);
+            last = timer_wheel_front_(w, r);
+            w->runs_low = w->runs_low < last ? w->runs_low : last;
             return k;
         }
         pos = ph->next;                     /* a short sorted front: refined with the rest */
@@ -938,7 +955,8 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
 }
 
 /* When does the window of the first occupied slot of level l after its
- * pending slot open? UINT64_MAX: none. The slots after the pending one lie in the rest of the clock's
+ * pending slot open? UINT64_MAX: none. The slots after the pending one lie
+ * in the rest of the clock's
  * group one level up, then in the group after it. */
 TIMER_INLINE_ uint64_t timer_wheel_next_pending_(const struct timer_wheel *w, unsigned l)
 {
@@ -1036,7 +1054,8 @@ TIMER_NOINLINE_ size_t timer_wheel_range_(const struct timer_wheel *w, unsigned 
     while (top + 1 < TIMER_WHEEL_LEVELS && timer_wheel_digit_(w, top) == 63)
         top++;
     if (top == l + 1 && tbitmap_test(w->occupied, p) && timer_wheel_single_(w, p) &&
-        timer_wheel_front_(w, p) < timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word])))
+        timer_wheel_front_(w, p) <
+            timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word])))
         return p;
     for (m = top; m > l; m--)
         if (tbitmap_test(w->occupied, q = timer_wheel_pending_(w, m))) {
@@ -1132,7 +1151,8 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
         for (l = 0; (pend = false, i = timer_wheel_scan_(w, l, &pend)) < TIMER_WHEEL_NSLOTS;
              l = pend ? 0 : (unsigned)(i >> 7) - (i >= 128)) {
             /* a pending range not yet prepared: opened (all of it) when reached */
-            int64_t x = pend ? -1 : timer_wheel_exact_(w, i), start = timer_wheel_slot_start_(w->now, i);
+            int64_t x = pend ? -1 : timer_wheel_exact_(w, i);
+            int64_t start = timer_wheel_slot_start_(w->now, i);
             int64_t t = x < 0 ? start : x;
             if (w->runs_low <= (t < now ? t : now))
                 k += timer_wheel_take_runs_(w, t < now ? t : now, out);
@@ -1160,7 +1180,8 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
             i &= ~(size_t)63;               /* a second half: where the pending slot above starts */
         w->limit = i < TIMER_WHEEL_NSLOTS ? (uint64_t)timer_wheel_slot_start_(now, i) : UINT64_MAX;
     }
-    assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
+    assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed "
+                            "through another wheel)");
     w->count -= k;
     timer_wheel_work_(w);
     return k;
@@ -1178,7 +1199,8 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
     w->now = now;
     if (now >= w->runs_low) {
         k = timer_wheel_take_runs_(w, now, out);
-        assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
+        assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed "
+                                "through another wheel)");
         w->count -= k;
     }
     return k;
@@ -1239,10 +1261,11 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel *w
         if ((i = timer_wheel_scan_(w, 0, &pend)) < TIMER_WHEEL_NSLOTS) {
             if (!pend && (x = timer_wheel_exact_(w, i)) >= 0)
                 n = timer_wheel_node_of_(w->slot[i].next);
-            else if (!pend && i != timer_wheel_pending_(w, (unsigned)(i >> 7)) && timer_wheel_few_(w, i))
+            else if (!pend && i != timer_wheel_pending_(w, (unsigned)(i >> 7)) &&
+                     timer_wheel_few_(w, i))
                 x = (n = timer_wheel_search_(w, i))->expire;
             else
-                x = timer_wheel_slot_start_(w->now, i);     /* to be opened, unless a run goes first */
+                x = timer_wheel_slot_start_(w->now, i);     /* opened, unless a run goes first */
         }
         if (timer_wheel_runs_(w) != 0 && timer_wheel_front_(w, r = timer_wheel_best_run_(w)) <= x) {
             *t = timer_wheel_front_(w, r);  /* a run goes first among equal expiries */
@@ -1275,8 +1298,8 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
  * is located first, as next_expiry would, so that a next_expiry or first
  * called by fn finds it in place; and while the walk is under way they
  * leave the pending slots alone: nothing moves under it. */
-TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(struct timer_wheel_node *, void *),
-                                    void *arg)
+TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw,
+                                    int (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
     size_t i = 0;
     struct tlist *pos, *next;
@@ -1284,7 +1307,8 @@ TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(stru
     struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
     (void)timer_wheel_next_expiry(cw);
     w->visiting = 1;
-    for (; r == 0 && (i = tbitmap_find_first(cw->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++)
+    for (; r == 0 && (i = tbitmap_find_first(cw->occupied, i, TIMER_WHEEL_NSLOTS)) <
+                         TIMER_WHEEL_NSLOTS; i++)
         for (pos = cw->slot[i].next; pos != &cw->slot[i] && r == 0; pos = next) {
             next = pos->next;
             r = fn(timer_wheel_node_of_(pos), arg);
@@ -1389,17 +1413,20 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
                                            w->wake > timer_wheel_opens_(g, l))
             return "a pending slot has work left, but the next pop may pass it by";
     }
-    for (i = 0; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++) {
+    for (i = 0; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS;
+         i++) {
         int64_t last = -1;
         if (w->slot[i].next == &w->slot[i] ||
             (i < TIMER_WHEEL_RUNS && (uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit))
             return "bitmap marks an empty list, or a slot starts before limit";
         for (pos = w->slot[i].next; pos != &w->slot[i]; pos = pos->next) {
             const struct timer_wheel_node *n = timer_wheel_node_of_((struct tlist *)(uintptr_t)pos);
-            if (++seen > w->count || pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos ||
+            if (++seen > w->count || pos->next == NULL || pos->next->prev != pos ||
+                pos->prev->next != pos ||
                 n->expire < 0)
                 return "more items in lists than the count, a broken list, or a due item in one";
-            if (i >= TIMER_WHEEL_RUNS && (n->expire < last || (i < TIMER_WHEEL_DUE && n->expire < w->runs_low)))
+            if (i >= TIMER_WHEEL_RUNS &&
+                (n->expire < last || (i < TIMER_WHEEL_DUE && n->expire < w->runs_low)))
                 return "a run is not sorted, or holds an item earlier than runs_low";
             if ((why = timer_wheel_misplaced_(w, i, n)) != NULL)
                 return why;
@@ -1411,7 +1438,8 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     return seen != w->count ? "count does not match the items in lists" : NULL;
 }
 
-#define TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member) TIMER_DEFINE_WRAPPERS_(name, type, member, timer_wheel, wheel)
+#define TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member) \
+    TIMER_DEFINE_WRAPPERS_(name, type, member, timer_wheel, wheel)
 
 #define TIMER_WHEEL_DEFINE_NAMED(name, type, member) \
     TIMER_WHEEL_DEFINE_TYPE(name)                    \

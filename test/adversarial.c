@@ -267,7 +267,13 @@ static void adv_end(struct adv *a, int k, size_t items)
         bool query = k == C_NEXT || k == C_FIRST || k == C_VISIT || k == C_POP;
         long long beyond = (long long)s - (long long)bound_of(query, items, a->changes);
 #if defined(TK_WHEEL)
-        bool jump = bound_jumped(a->clock0, ac_ccore_(&a->c)->now);
+        /* how far the call reached: a pop's clock, the expiry a query found */
+        int64_t reach = ac_ccore_(&a->c)->now;
+        long top = m_top(&a->m);
+        bool jump;
+        if (k != C_POP && query && top >= 0 && a->m.expire[top] > reach)
+            reach = a->m.expire[top];
+        jump = bound_jumped(a->clock0, reach);
 #else
         bool jump = false;
 #endif

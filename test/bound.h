@@ -9,11 +9,11 @@
  *                                        since the previous pop,
  *                                        next_expiry or first)
  * with C = 4096; visit counts as a next_expiry (it calls one). The one
- * exception, a call that enters a slot no earlier call could prepare in
- * full, is allowed for by fuzz/bound.c exactly; bound_jumped() tells the
- * calls that may be such a call at all (the clock moved past the group
- * after its own at level 1, so into a group that was never pending), for
- * the tests that judge everything else.
+ * exception, a call that enters a slot that the calls in its window could
+ * not prepare in full, is allowed for by fuzz/bound.c exactly;
+ * bound_jumped() tells the calls that jumped over a whole window (so that
+ * no call was made in it), for the tests that judge everything else and
+ * make enough calls in every window.
  */
 #ifndef BOUND_H
 #define BOUND_H
@@ -34,11 +34,24 @@ static inline unsigned long long bound_of(bool query, size_t items, unsigned lon
                  : BOUND_C;
 }
 
-/* Did the clock move from c0 to c1 past the level-1 group after its own?
- * Every coarser group it entered is then past the next one too. */
-static inline bool bound_jumped(int64_t c0, int64_t c1)
+/* Did a call that started with the wheel's clock at c0 and reached t1 (a
+ * pop's time, the expiry a query answered) jump over a slot's whole
+ * window (timer_wheel.h, TIMER_WHEEL_WINDOW)? At level 1 the window is the
+ * group before the slot: t1 is past the level-1 group after c0's. At a
+ * level l >= 2 it is that group's last quarter (level l - 1's digit 48 and
+ * up): t1 is in a later level-l group, and c0 was before the quarter. */
+static inline bool bound_jumped(int64_t c0, int64_t t1)
 {
-    return c1 > c0 && ((uint64_t)c1 >> 6) >= ((uint64_t)c0 >> 6) + 2;
+    unsigned l;
+    if (t1 <= c0)
+        return false;
+    if (((uint64_t)t1 >> 6) >= ((uint64_t)c0 >> 6) + 2)
+        return true;
+    for (l = 2; l < 11; l++)
+        if (((uint64_t)t1 >> (6 * l)) > ((uint64_t)c0 >> (6 * l)) &&
+            (((uint64_t)c0 >> (6 * l - 6)) & 63) < 48)
+            return true;
+    return false;
 }
 
 #endif
