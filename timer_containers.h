@@ -2084,25 +2084,31 @@ TIMER_FUNCTIONS_END_
  * the clock gets there.
  *
  * That is a schedule with a deadline, kept as Redis keeps its incremental
- * rehash: every pop, next_expiry and first moves up to Q = 64 items of each
- * level's pending slot one level down, coarsest level first (what goes down is
- * prepared further in the same call; levels whose pending slots share a
- * deadline pool their quanta), plus 8 per item that was inserted into a
- * pending slot since the previous such call. A pop that hands out nothing
- * keeps the inline fast path only while no pending slot has work left, and
- * never across a 64-tick boundary, where pending slots change. A pending slot
- * whose front is in expiry order (fixed-delay timeouts) becomes its group's
- * run instead: walked once, handed out from its front, never refined. A slot
- * of one item is never refined for its own sake: its expiry is known.
+ * rehash. A pending slot has a window: the last quarter of the group
+ * before it (its level-(l - 1) digit 48 to 63; level 1: the whole group).
+ * Every pop, next_expiry and first moves up to Q = 256 items of each
+ * pending slot whose window is open one level down, coarsest level first
+ * (levels whose pending slots share a deadline pool their quanta), plus 8
+ * per item inserted into such a slot since the previous such call. Before
+ * its window a slot is left alone: items are filed long before they
+ * expire, and an idle connection's timeout is pushed back many times, so
+ * preparing them early would move items that leave again. A pop that hands
+ * out nothing keeps the inline fast path only while no open window has
+ * work left, and stops where a window opens. A pending slot whose front is
+ * in expiry order (fixed-delay timeouts) becomes its group's run instead:
+ * walked once, handed out from its front, never refined. A slot of one
+ * item is never refined for its own sake: its expiry is known.
  *
- * The invariant (test/adversarial.c asserts it after every call): a pending
- * slot that held N items when it became pending has at most max(0, N - Q x
- * calls since) left to prepare. When the clock enters a slot, whatever is
- * left of it is refined there and then; that is the only work a call does
- * beyond its quanta, it is zero unless a slot held more than its calls could
- * prepare, and it is all of the slot when the clock jumped into it from two
- * groups or more before (no call could prepare it): the one exception to the
- * bound below.
+ * The invariant (check() asserts its conditions, test/adversarial.c and
+ * test/fuzz/bound.c the counts, after every call): a pending slot that
+ * held N items when its window opened has at most max(0, N - Q x calls
+ * since) left to prepare. When the clock enters a slot, whatever is left
+ * of it is refined there and then; that is the only work a call does
+ * beyond its quanta and credit. It is zero when the program made N / Q
+ * calls in the window (a pop every tick: up to 16,384 items in a level-1
+ * slot, 262,144 in a level-2 slot, 64 times more a level up), and all of
+ * the slot when the clock jumped into it from before its window (no call
+ * could prepare it): the one exception to the bound below.
  *
  * Items at or behind the clock (inserted overdue, or before a time that
  * next_expiry moved the clock to) are all earlier than every slot item, and
@@ -2128,9 +2134,9 @@ TIMER_FUNCTIONS_END_
  *   clock); at most 4,096 steps each, whatever the input;
  * - pop, next_expiry and first: at most 4,096 + 8 x (items handed out) + 8 x
  *   (inserts, reschedules and removes since the previous pop, next_expiry or
- *   first) steps, except as above: a call that enters a slot no earlier call
- *   could prepare in full pays for what is left of it, one move per item and
- *   level. pop hands out exactly the items with expire <= now, in (expiry,
+ *   first) steps, except as above: a call that enters a slot that the calls
+ *   in its window could not prepare in full pays for what is left of it,
+ *   one move per item and level. pop hands out exactly the items with expire <= now, in (expiry,
  *   arrival) order, O(1) amortised per item (+ O(log k) behind the clock);
  * - next_expiry and first are amortised O(1); min_time is O(1), const, and
  *   never later than the earliest expiry: exact when the earliest item lies
@@ -2197,14 +2203,20 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
-/* Q: the items of each level's pending slot a call prepares (see the top).
- * Tests may set TIMER_WHEEL_QUANTUM_ (test/fuzz/bound.c: 4, so that what
- * costs O(n) in one call shows at a few thousand items). */
+/* Q: the items of each level's pending slot a call prepares in its window
+ * (see the top). Tests may set TIMER_WHEEL_QUANTUM_ (test/fuzz/bound.c: 4,
+ * so that what costs O(n) in one call shows at a few thousand items). */
 #ifdef TIMER_WHEEL_QUANTUM_
 #define TIMER_WHEEL_QUANTUM TIMER_WHEEL_QUANTUM_
 #else
-#define TIMER_WHEEL_QUANTUM 64
+#define TIMER_WHEEL_QUANTUM 256
 #endif
+/* Level l's pending slot is prepared in its window: while the clock is in
+ * the last quarter of the group before it, from its level-(l - 1) digit
+ * 48 on (level 1: the whole group, 64 ticks). Items are filed long before
+ * they expire, and a connection's timeout is pushed back many times:
+ * preparing a slot earlier would move items that leave it again. */
+#define TIMER_WHEEL_WINDOW 48
 /* A far slot (nothing before it, not pending) of at most this many items is
  * searched by next_expiry and first; a bigger one is opened. */
 #define TIMER_WHEEL_FEW 8
@@ -2235,14 +2247,14 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     int64_t high;           /* the latest expiry the due run took (-1: none since empty) */
     uint64_t merging;       /* bit t: tier t merges its two runs */
     size_t count;           /* pending items */
-    /* By level: its pending group as of the last slow call (an insert
-     * there is an arrival to prepare; level 0: none), and the group of
-     * which something went down (refined) last. */
+    /* By level: its pending group while its window is open, as of the
+     * last slow call (an insert there is an arrival to prepare), else
+     * UINT64_MAX; and the group of which something went down (refined) last. */
     uint64_t pending[TIMER_WHEEL_LEVELS], refined[TIMER_WHEEL_LEVELS];
     uint32_t credit[TIMER_WHEEL_LEVELS];    /* extra steps: 8 per arrival in its pending slot */
     int best;
-    int visiting;           /* a visit is walking the lists: next_expiry and first prepare nothing */
-    unsigned owed;          /* bit l: level l's pending slot may hold two items or more */
+    int visiting;           /* a visit walks the lists: next_expiry and first prepare nothing */
+    unsigned owed;          /* bit l: level l's window is open and its pending slot may owe */
     unsigned pad_;          /* keeps slot[] at a multiple of 16 bytes (one add less per address) */
     /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
      * bit is set, so init only has to clear 24 words. */
@@ -2252,7 +2264,8 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
 TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
 TIMER_STATIC_CHECK_(timer_wheel_layout_check_,
                     sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
-                        offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot) &&
+                        offsetof(timer_wheel_layout_, wheel.slot) ==
+                            offsetof(struct timer_wheel, slot) &&
                         offsetof(struct timer_wheel, slot) % 16 == 0)
 
 TIMER_FUNCTIONS_BEGIN_
@@ -2301,26 +2314,6 @@ TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
     n->expire = ~n->expire;
 }
 
-TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
-{
-    size_t l;
-    w->now = now < 0 ? 0 : now;
-    w->limit = w->wake = UINT64_MAX;
-    w->runs_low = TIMER_NEVER;
-    w->high = -1;
-    w->best = -1;
-    w->visiting = 0;
-    w->owed = 0;
-    w->merging = 0;
-    w->count = 0;
-    for (l = 0; l < TIMER_WHEEL_LEVELS; l++) {
-        w->credit[l] = 0;
-        w->refined[l] = UINT64_MAX;
-        w->pending[l] = l == 0 ? UINT64_MAX : ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
-    }
-    tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
-}
-
 /* ---- geometry ---------------------------------------------------------------- */
 
 /* The level of an expiry against a different clock: the highest bit in
@@ -2356,6 +2349,27 @@ TIMER_INLINE_ size_t timer_wheel_pending_(const struct timer_wheel *w, unsigned 
 /* The clock's 6-bit digit at level l. */
 #define timer_wheel_digit_(w, l) (((uint64_t)(w)->now >> (TIMER_WHEEL_BITS * (l))) & 63)
 
+/* Is level l's window open (see TIMER_WHEEL_WINDOW)? */
+TIMER_INLINE_ bool timer_wheel_ready_(const struct timer_wheel *w, unsigned l)
+{
+    return l == 1 || timer_wheel_digit_(w, l - 1) >= TIMER_WHEEL_WINDOW;
+}
+
+/* When does the window of level l's slot for group g open? In the group
+ * before g, at level l - 1's digit 48 (level 1: 0). */
+TIMER_INLINE_ uint64_t timer_wheel_opens_(uint64_t g, unsigned l)
+{
+    uint64_t from = l == 1 ? 0 : TIMER_WHEEL_WINDOW;
+    return (((g - 1) << TIMER_WHEEL_BITS) + from) << (TIMER_WHEEL_BITS * (l - 1));
+}
+
+/* Level l's pending group if its window is open, else UINT64_MAX. */
+TIMER_INLINE_ uint64_t timer_wheel_open_group_(const struct timer_wheel *w, unsigned l)
+{
+    return l != 0 && timer_wheel_ready_(w, l) ? ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1
+                                                : UINT64_MAX;
+}
+
 /* Has level l's pending slot work left (two items or more)? */
 TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
 {
@@ -2365,19 +2379,26 @@ TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
 
 /* After the clock moved (in a slow call, or in fast pops since the last
  * slow call): every level whose group changed has a new pending group,
- * which may owe work. Level 1's pending group tells where the clock was. */
+ * and every level one above it may have opened its window; a level whose
+ * window is open may owe work. Level 1's pending group (its window is
+ * always open) tells where the clock was. */
 TIMER_INLINE_ void timer_wheel_sync_(struct timer_wheel *w)
 {
-    uint64_t moved = (w->pending[1] - 1) ^ ((uint64_t)w->now >> TIMER_WHEEL_BITS);
+    uint64_t moved = (w->pending[1] - 1) ^ ((uint64_t)w->now >> TIMER_WHEEL_BITS), below;
     unsigned top, l;
     if (moved == 0)
         return;
-    top = 1 + (tbitmap_highest(moved) * 43 >> 8);
+    top = 2 + (tbitmap_highest(moved) * 43 >> 8);
     top = top < TIMER_WHEEL_LEVELS ? top : TIMER_WHEEL_LEVELS - 1;
-    for (l = 1; l <= top; l++) {
-        w->pending[l] = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
-        if (timer_wheel_owes_(w, l))
-            w->owed |= 1u << l;
+    for (l = 1, below = (uint64_t)w->now; l <= top; l++, below >>= TIMER_WHEEL_BITS) {
+        uint64_t g = (below >> TIMER_WHEEL_BITS) + 1;
+        size_t p = 128 * l + (g & 127);
+        w->pending[l] = UINT64_MAX;
+        if (l == 1 || (below & 63) >= TIMER_WHEEL_WINDOW) {     /* timer_wheel_ready_ */
+            w->pending[l] = g;
+            if (tbitmap_test(w->occupied, p) && !timer_wheel_single_(w, p))
+                w->owed |= 1u << l;
+        }
     }
 }
 
@@ -2388,9 +2409,30 @@ TIMER_INLINE_ void timer_wheel_advance_(struct timer_wheel *w, int64_t t)
     timer_wheel_sync_(w);
 }
 
+TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
+{
+    size_t l;
+    w->now = now < 0 ? 0 : now;
+    w->limit = w->wake = UINT64_MAX;
+    w->runs_low = TIMER_NEVER;
+    w->high = -1;
+    w->best = -1;
+    w->visiting = 0;
+    w->owed = 0;
+    w->merging = 0;
+    w->count = 0;
+    for (l = 0; l < TIMER_WHEEL_LEVELS; l++) {
+        w->credit[l] = 0;
+        w->refined[l] = UINT64_MAX;
+        w->pending[l] = timer_wheel_open_group_(w, (unsigned)l);
+    }
+    tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
+}
+
 /* ---- lists ------------------------------------------------------------------- */
 
-/* Append an unlinked node to list i, initialising the head if i was empty.
+/* Append a node that is in no list of the wheel's (its links may be stale:
+ * they are overwritten) to list i, initialising the head if i was empty.
  * Appending is what keeps each list in arrival order. */
 TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
 {
@@ -2398,7 +2440,7 @@ TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct tim
         tbitmap_set(w->occupied, i);
         tlist_init(&w->slot[i]);
     }
-    tlist_push_back_(&w->slot[i], &n->link);
+    tlist_splice_range_(&w->slot[i], &n->link, &n->link);
 }
 
 /* Append the whole of list `from` (not empty) to list `to`. */
@@ -2670,7 +2712,8 @@ TIMER_NOINLINE_ void timer_wheel_arrive_(struct timer_wheel *w, unsigned l)
  * the two differ gives the level (tables, as in 2.1 and skynet), the
  * expiry's low 7 bits there the slot; *g is its group at that level, *s
  * the level's shift. */
-TIMER_INLINE_ size_t timer_wheel_where_(const struct timer_wheel *w, int64_t expire, uint64_t *g, unsigned *s)
+TIMER_INLINE_ size_t timer_wheel_where_(const struct timer_wheel *w, int64_t expire, uint64_t *g,
+                                        unsigned *s)
 {
 #define TIMER_WHEEL_L6_(x) x, x, x, x, x, x
     static const unsigned char shift[64] = {
@@ -2688,12 +2731,12 @@ TIMER_INLINE_ size_t timer_wheel_where_(const struct timer_wheel *w, int64_t exp
     return first[bit] + (size_t)(*g & 127);
 }
 
-/* Link n into its slot i (group g, shift s, from where_). A slot that was
- * empty becomes pending one group of its level before it starts: no pop
- * may pass that time in line (wake); an item in a pending slot that holds
- * items already is an arrival to prepare. */
-TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_node *n, size_t i, uint64_t g,
-                                    unsigned s)
+/* Link n into its slot i (group g, shift s, from where_). An item in a
+ * pending slot whose window is open is an arrival to prepare; a slot that
+ * was empty opens its window later: no pop may pass that time in line
+ * (wake). */
+TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_node *n, size_t i,
+                                    uint64_t g, unsigned s)
 {
     if (tbitmap_test(w->occupied, i)) {
         if (g == w->pending[i >> 7])
@@ -2701,12 +2744,13 @@ TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_no
     } else {
         tbitmap_set(w->occupied, i);
         tlist_init(&w->slot[i]);
-        if (s != 0 && (g - 1) << s <= (uint64_t)w->now)
+        uint64_t opens = s != 0 ? timer_wheel_opens_(g, (unsigned)(i >> 7)) : UINT64_MAX;
+        if (opens <= (uint64_t)w->now)
             timer_wheel_arrive_(w, (unsigned)(i >> 7));     /* into an empty pending slot */
-        else if (s != 0 && (g - 1) << s < w->wake)
-            w->wake = (g - 1) << s;
+        else if (opens < w->wake)
+            w->wake = opens;
     }
-    tlist_push_back_(&w->slot[i], &n->link);
+    tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
 }
 
 /* File an unlinked node at `expire`: at or after limit, straight into its
@@ -2728,7 +2772,8 @@ TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer
     w->wake = w->limit < w->wake ? w->limit : w->wake;
 }
 
-TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
+TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire,
+                                     struct timer_wheel_node *n)
 {
     n->expire = expire;
     if ((uint64_t)expire >= w->limit) {
@@ -2741,7 +2786,8 @@ TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, stru
     }
 }
 
-TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
+TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire,
+                                     struct timer_wheel_node *n)
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
@@ -2787,7 +2833,8 @@ TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
     bool ours = w->count != 0 && (prev != next || timer_wheel_is_head_(w, prev));
-    assert(ours && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
+    assert(ours &&
+           "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
     if (!ours)
         return false;
     if (prev == next)                       /* n was alone: its list is empty now */
@@ -2801,7 +2848,8 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
 {
     if (n == NULL || n->link.next == NULL)
         return false;
-    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_remove: the item is pending in another wheel, not this one");
+    assert(timer_wheel_holds_(w, n, 7) &&
+           "timer_wheel_remove: the item is pending in another wheel, not this one");
     if (n->expire < 0)
         tlist_remove(&n->link);             /* due: leave the result list */
     else if (!timer_wheel_cut_(w, n))
@@ -2816,11 +2864,13 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
  * unlinked from wherever it is and appended, as an insert would, since a
  * reschedule is a new arrival; one that is last in the slot its new expiry
  * maps to is there already: only the expiry changes. */
-TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
+TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
+                                         struct timer_wheel_node *n)
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
+    assert(timer_wheel_holds_(w, n, 7) &&
+           "timer_wheel_reschedule: the item is pending in another wheel, not this one");
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         uint64_t g;
         unsigned s;
@@ -2828,7 +2878,6 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
         if (n->link.next != &w->slot[i]) {
             if (!timer_wheel_cut_(w, n))
                 return -EINVAL;             /* another wheel's item: nothing changes */
-            n->link.next = NULL;
             timer_wheel_put_(w, n, i, g, s);
         }
         n->expire = expire;
@@ -2842,6 +2891,14 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 }
 
 /* ---- preparing the pending slots ------------------------------------------ */
+
+/* Move pos (from a level-l list) to its slot at level l - 1. */
+TIMER_INLINE_ void timer_wheel_down_(struct timer_wheel *w, unsigned l, struct tlist *pos)
+{
+    TIMER_WHEEL_ON_MOVE_();
+    timer_wheel_link_(w, timer_wheel_index_(l - 1, timer_wheel_node_of_(pos)->expire),
+                      timer_wheel_node_of_(pos));
+}
 
 /* Prepare level l's pending slot P (not empty; group g, the one after the
  * clock's), up to `budget` steps; returns the steps taken (at least one).
@@ -2858,8 +2915,10 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
     if (w->refined[l] != g) {
         bool had = tbitmap_test(w->occupied, r);
         int64_t last = had ? timer_wheel_back_(w, r) : -1;
-        for (; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
+        for (; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; k++) {
             last = timer_wheel_node_of_(pos)->expire;
+            pos = pos->next;
+        }
         TIMER_WHEEL_ON_WALK_(k);
         if (k != 0 && (had || k >= 8 || k == budget || pos == ph)) {
             if (!had) {
@@ -2872,7 +2931,8 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
             if (pos == ph)
                 tbitmap_clear(w->occupied, p);
             w->best = -1;
-            w->runs_low = w->runs_low < timer_wheel_front_(w, r) ? w->runs_low : timer_wheel_front_(w, r);
+            last = timer_wheel_front_(w, r);
+            w->runs_low = w->runs_low < last ? w->runs_low : last;
             return k;
         }
         pos = ph->next;                     /* a short sorted front: refined with the rest */
@@ -2880,20 +2940,21 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
         budget = budget > k ? budget - k : 1;
     }
     w->refined[l] = g;
-    if (l > 1 && timer_wheel_digit_(w, l - 1) == 63) {
+    if (l > 1 && timer_wheel_digit_(w, l - 1) == 63)
         w->owed |= 1u << (l - 1);           /* level l - 1's pending slot lies in g: it may fill */
-        w->wake = w->wake < (uint64_t)w->now ? w->wake : (uint64_t)w->now;
-    }
-    for (end = ph->prev, k = 0; pos != ph && k < budget; pos = next, k++) {
+    /* Two chains of loads: the front files, the back walks towards it
+     * until they meet, so two cache misses are in flight and the front
+     * finds the back half loaded (volatile: the compiler keeps loads
+     * nothing reads). */
+    for (end = ph->prev, k = 0; pos != end && k < budget; pos = next, k++) {
         next = pos->next;
-        /* A second chain of loads, from the back until the two meet: two
-         * cache misses in flight, and the front finds those items loaded
-         * (volatile: the compiler keeps loads nothing reads). */
-        end = end == pos || end == next || end == NULL ? NULL : ((volatile struct tlist *)end)->prev;
-        TIMER_WHEEL_ON_MOVE_();
-        pos->next = NULL;
-        timer_wheel_link_(w, timer_wheel_index_(l - 1, timer_wheel_node_of_(pos)->expire),
-                          timer_wheel_node_of_(pos));
+        if (next != end)
+            end = ((volatile struct tlist *)end)->prev;
+        timer_wheel_down_(w, l, pos);
+    }
+    for (; pos != ph && k < budget; pos = next, k++) {
+        next = pos->next;
+        timer_wheel_down_(w, l, pos);
     }
     ph->next = pos;
     pos->prev = ph;
@@ -2902,9 +2963,9 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
     return j + k;
 }
 
-/* When does the first occupied slot of level l after its pending slot
- * become pending (one group of level l before it starts)? UINT64_MAX:
- * none. The slots after the pending one lie in the rest of the clock's
+/* When does the window of the first occupied slot of level l after its
+ * pending slot open? UINT64_MAX: none. The slots after the pending one lie
+ * in the rest of the clock's
  * group one level up, then in the group after it. */
 TIMER_INLINE_ uint64_t timer_wheel_next_pending_(const struct timer_wheel *w, unsigned l)
 {
@@ -2920,28 +2981,37 @@ TIMER_INLINE_ uint64_t timer_wheel_next_pending_(const struct timer_wheel *w, un
         g = (from | 63) + 1 + tbitmap_lowest(bits);
     else
         return UINT64_MAX;
-    return (g - 1) << s;
+    return timer_wheel_opens_(g, l);
 }
 
-/* The quanta of one call: Q steps on the pending slot of each level that
- * may owe work, coarsest first, and each level's credit. Levels whose
- * pending slots share a deadline (the clock at the last group of the finer
- * one, so that its pending slot lies in the coarser one's) pool their
- * quanta, spent coarse first, since the finer one's items come from the
- * coarser. Then wake, for the next pop: the clock while items are behind
- * it or a pending slot owes work (the next call spends the credit it has,
- * or none does); else the earlier of limit and the first time an occupied
- * slot becomes pending. */
+/* The quanta of one call: Q steps on the pending slot of each level whose
+ * window is open and which may owe work, coarsest first, and each level's
+ * credit. Levels whose pending slots share a deadline (the clock at the
+ * last group of the finer one, so that its pending slot lies in the
+ * coarser one's) pool their quanta, spent coarse first, since the finer
+ * one's items come from the coarser. A level whose window closed (the
+ * clock entered its slot) owes nothing: what is left went with the slot.
+ * Then wake, for the next pop: the clock while items are behind it or a
+ * pending slot owes work (the next call spends the credit it has, or none
+ * does); else the earliest of limit and the times the windows of occupied
+ * slots open. */
 TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
     unsigned owed = w->owed, l, m;
     uint64_t wake = w->limit;
     while (owed != 0) {
         size_t budget = 0;
-        for (l = m = tbitmap_highest(owed);; m--) {
+        l = m = tbitmap_highest(owed);
+        owed &= ~(1u << l);
+        if (!timer_wheel_ready_(w, l)) {
+            w->owed &= ~(1u << l);
+            w->credit[l] = 0;
+            continue;
+        }
+        for (;; m--) {
             budget += TIMER_WHEEL_QUANTUM + w->credit[m];
             w->credit[m] = 0;
-            if (m == 1 || timer_wheel_digit_(w, m - 1) != 63)
+            if (m == 1 || timer_wheel_digit_(w, m - 1) != 63 || !timer_wheel_ready_(w, m - 1))
                 break;
         }
         for (; l >= m; l--) {
@@ -2959,11 +3029,18 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
     if (timer_wheel_behind_(w) || w->owed != 0) {
         wake = (uint64_t)w->now;
     } else {
-        /* Level l's pending slot starts no earlier than level l - 1's, and
-         * nothing of level l becomes pending before that start. */
-        for (l = 1; l < TIMER_WHEEL_LEVELS &&
-                    ((((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1) << (TIMER_WHEEL_BITS * l)) < wake; l++) {
-            uint64_t t = timer_wheel_next_pending_(w, l);
+        /* Pending slots start no earlier at coarser levels, and a window
+         * still closed opens no earlier than the start of the pending slot
+         * one level down (it opens 16 groups of that level before its
+         * slot), nor does that of any slot after a pending one. */
+        for (l = 1; l < TIMER_WHEEL_LEVELS; l++) {
+            uint64_t g = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1, t = UINT64_MAX;
+            if (!timer_wheel_ready_(w, l) && tbitmap_test(w->occupied, 128 * l + (g & 127)))
+                t = timer_wheel_opens_(g, l);
+            wake = t < wake ? t : wake;
+            if (g << (TIMER_WHEEL_BITS * l) >= wake)
+                break;
+            t = timer_wheel_next_pending_(w, l);
             wake = t < wake ? t : wake;
         }
     }
@@ -2975,30 +3052,25 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 /* The pending slots whose range is level l's second half: level l + 1's,
  * and more levels' while the clock is in the last group at each. Their
  * items may be earlier than the second half's, and arrived earlier, so they
- * go down first: with `prepare`, they are finished here; else the coarsest
- * that holds items is returned, and *pend set (its start is the range's:
- * a pop opens it only when it reaches it). One item alone, earlier than the
- * second half's first slot, is returned instead (pop takes it where it
- * is); else NSLOTS. */
-TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, bool prepare, bool *pend)
+ * go down first: the coarsest that holds items is returned, and *pend set
+ * (its start is the range's: a pop opens it only when it reaches it). One
+ * item alone, earlier than the second half's first slot, is returned
+ * instead (pop takes it where it is); else NSLOTS. */
+TIMER_NOINLINE_ size_t timer_wheel_range_(const struct timer_wheel *w, unsigned l, bool *pend)
 {
     unsigned top = l + 1, m;
     size_t p = timer_wheel_pending_(w, top), word = 2 * l + 1 - timer_wheel_digit_(w, top) % 2, q;
     while (top + 1 < TIMER_WHEEL_LEVELS && timer_wheel_digit_(w, top) == 63)
         top++;
     if (top == l + 1 && tbitmap_test(w->occupied, p) && timer_wheel_single_(w, p) &&
-        timer_wheel_front_(w, p) < timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word])))
+        timer_wheel_front_(w, p) <
+            timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word])))
         return p;
-    for (m = top; m > l; m--) {
-        if (!tbitmap_test(w->occupied, q = timer_wheel_pending_(w, m)))
-            continue;
-        if (!prepare) {
+    for (m = top; m > l; m--)
+        if (tbitmap_test(w->occupied, q = timer_wheel_pending_(w, m))) {
             *pend = true;
             return q;
         }
-        while (tbitmap_test(w->occupied, q))
-            (void)timer_wheel_step_(w, m, SIZE_MAX);    /* until P is empty */
-    }
     return TIMER_WHEEL_NSLOTS;
 }
 
@@ -3009,7 +3081,7 @@ TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, boo
  * half, once the pending slots sharing its range are seen to. An empty
  * second half leaves the pending slot one level up to be found first
  * there (it is that level's first slot). */
-TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, unsigned l, bool prepare, bool *pend)
+TIMER_INLINE_ size_t timer_wheel_scan_(const struct timer_wheel *w, unsigned l, bool *pend)
 {
     for (; l < TIMER_WHEEL_LEVELS; l++) {
         uint64_t g = (uint64_t)w->now >> (TIMER_WHEEL_BITS * l), up = g >> 6, bits;
@@ -3019,7 +3091,7 @@ TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, unsigned l, bool p
         if (l + 1 == TIMER_WHEEL_LEVELS || w->occupied[word ^ 1] == 0)
             continue;
         if ((tbitmap_test(w->occupied, 128 * (l + 1) + ((up + 1) & 127)) || (up & 63) == 63) &&
-            (i = timer_wheel_range_(w, l, prepare, pend)) < TIMER_WHEEL_NSLOTS)
+            (i = timer_wheel_range_(w, l, pend)) < TIMER_WHEEL_NSLOTS)
             return i;
         return 64 * (word ^ 1) + tbitmap_lowest(w->occupied[word ^ 1]);
     }
@@ -3085,10 +3157,11 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
     } else {
         if (timer_wheel_behind_(w))
             k = timer_wheel_take_behind_(w, TIMER_NEVER, out);
-        for (l = 0; (pend = false, i = timer_wheel_scan_(w, l, false, &pend)) < TIMER_WHEEL_NSLOTS;
+        for (l = 0; (pend = false, i = timer_wheel_scan_(w, l, &pend)) < TIMER_WHEEL_NSLOTS;
              l = pend ? 0 : (unsigned)(i >> 7) - (i >= 128)) {
             /* a pending range not yet prepared: opened (all of it) when reached */
-            int64_t x = pend ? -1 : timer_wheel_exact_(w, i), start = timer_wheel_slot_start_(w->now, i);
+            int64_t x = pend ? -1 : timer_wheel_exact_(w, i);
+            int64_t start = timer_wheel_slot_start_(w->now, i);
             int64_t t = x < 0 ? start : x;
             if (w->runs_low <= (t < now ? t : now))
                 k += timer_wheel_take_runs_(w, t < now ? t : now, out);
@@ -3116,7 +3189,8 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
             i &= ~(size_t)63;               /* a second half: where the pending slot above starts */
         w->limit = i < TIMER_WHEEL_NSLOTS ? (uint64_t)timer_wheel_slot_start_(now, i) : UINT64_MAX;
     }
-    assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
+    assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed "
+                            "through another wheel)");
     w->count -= k;
     timer_wheel_work_(w);
     return k;
@@ -3134,7 +3208,8 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
     w->now = now;
     if (now >= w->runs_low) {
         k = timer_wheel_take_runs_(w, now, out);
-        assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
+        assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed "
+                                "through another wheel)");
         w->count -= k;
     }
     return k;
@@ -3192,13 +3267,14 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel *w
             *t = timer_wheel_front_(w, r);  /* no slot item is earlier */
             return timer_wheel_node_of_(w->slot[r].next);
         }
-        if ((i = timer_wheel_scan_(w, 0, false, &pend)) < TIMER_WHEEL_NSLOTS) {
+        if ((i = timer_wheel_scan_(w, 0, &pend)) < TIMER_WHEEL_NSLOTS) {
             if (!pend && (x = timer_wheel_exact_(w, i)) >= 0)
                 n = timer_wheel_node_of_(w->slot[i].next);
-            else if (!pend && i != timer_wheel_pending_(w, (unsigned)(i >> 7)) && timer_wheel_few_(w, i))
+            else if (!pend && i != timer_wheel_pending_(w, (unsigned)(i >> 7)) &&
+                     timer_wheel_few_(w, i))
                 x = (n = timer_wheel_search_(w, i))->expire;
             else
-                x = timer_wheel_slot_start_(w->now, i);     /* to be opened, unless a run goes first */
+                x = timer_wheel_slot_start_(w->now, i);     /* opened, unless a run goes first */
         }
         if (timer_wheel_runs_(w) != 0 && timer_wheel_front_(w, r = timer_wheel_best_run_(w)) <= x) {
             *t = timer_wheel_front_(w, r);  /* a run goes first among equal expiries */
@@ -3231,8 +3307,8 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_whee
  * is located first, as next_expiry would, so that a next_expiry or first
  * called by fn finds it in place; and while the walk is under way they
  * leave the pending slots alone: nothing moves under it. */
-TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(struct timer_wheel_node *, void *),
-                                    void *arg)
+TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw,
+                                    int (*fn)(struct timer_wheel_node *, void *), void *arg)
 {
     size_t i = 0;
     struct tlist *pos, *next;
@@ -3240,7 +3316,8 @@ TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(stru
     struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
     (void)timer_wheel_next_expiry(cw);
     w->visiting = 1;
-    for (; r == 0 && (i = tbitmap_find_first(cw->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++)
+    for (; r == 0 && (i = tbitmap_find_first(cw->occupied, i, TIMER_WHEEL_NSLOTS)) <
+                         TIMER_WHEEL_NSLOTS; i++)
         for (pos = cw->slot[i].next; pos != &cw->slot[i] && r == 0; pos = next) {
             next = pos->next;
             r = fn(timer_wheel_node_of_(pos), arg);
@@ -3252,8 +3329,7 @@ TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(stru
 /* The first item behind the clock (exact); else the best run's first item
  * when it is known to be first, or the runs' bound; then the earliest
  * slot's start (exact for a level-0 slot or a slot of one item), or the
- * start of a pending range not yet prepared. The scan writes nothing
- * (prepare is false). */
+ * start of a pending range not yet prepared. */
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *cw)
 {
     struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
@@ -3272,7 +3348,7 @@ TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *cw)
     if ((uint64_t)run <= w->limit)
         return run;
     t = TIMER_NEVER;
-    if ((i = timer_wheel_scan_(w, 0, false, &pend)) < TIMER_WHEEL_NSLOTS &&
+    if ((i = timer_wheel_scan_(w, 0, &pend)) < TIMER_WHEEL_NSLOTS &&
         (pend || (t = timer_wheel_exact_(w, i)) < 0))
         t = timer_wheel_slot_start_(w->now, i);
     return run < t ? run : t;
@@ -3337,20 +3413,29 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     if (w->now < 0 || w->limit <= (uint64_t)w->now || w->wake > w->limit ||
         (timer_wheel_behind_(w) && w->wake > (uint64_t)w->now))
         return "clock is negative, limit is not later than the clock, or wake is past limit";
-    for (i = 1; i < TIMER_WHEEL_LEVELS; i++)
-        if (timer_wheel_owes_(w, (unsigned)i) && w->wake > (uint64_t)w->now)
-            return "a pending slot has work left, but the next pop may take the fast path";
-    for (i = 0; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++) {
+    for (i = 1; i < TIMER_WHEEL_LEVELS; i++) {
+        unsigned l = (unsigned)i;
+        uint64_t g = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
+        if (timer_wheel_ready_(w, l) ? timer_wheel_owes_(w, l) &&
+                                           (w->wake > (uint64_t)w->now || !(w->owed >> l & 1))
+                                     : tbitmap_test(w->occupied, timer_wheel_pending_(w, l)) &&
+                                           w->wake > timer_wheel_opens_(g, l))
+            return "a pending slot has work left, but the next pop may pass it by";
+    }
+    for (i = 0; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS;
+         i++) {
         int64_t last = -1;
         if (w->slot[i].next == &w->slot[i] ||
             (i < TIMER_WHEEL_RUNS && (uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit))
             return "bitmap marks an empty list, or a slot starts before limit";
         for (pos = w->slot[i].next; pos != &w->slot[i]; pos = pos->next) {
             const struct timer_wheel_node *n = timer_wheel_node_of_((struct tlist *)(uintptr_t)pos);
-            if (++seen > w->count || pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos ||
+            if (++seen > w->count || pos->next == NULL || pos->next->prev != pos ||
+                pos->prev->next != pos ||
                 n->expire < 0)
                 return "more items in lists than the count, a broken list, or a due item in one";
-            if (i >= TIMER_WHEEL_RUNS && (n->expire < last || (i < TIMER_WHEEL_DUE && n->expire < w->runs_low)))
+            if (i >= TIMER_WHEEL_RUNS &&
+                (n->expire < last || (i < TIMER_WHEEL_DUE && n->expire < w->runs_low)))
                 return "a run is not sorted, or holds an item earlier than runs_low";
             if ((why = timer_wheel_misplaced_(w, i, n)) != NULL)
                 return why;
@@ -3362,7 +3447,8 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     return seen != w->count ? "count does not match the items in lists" : NULL;
 }
 
-#define TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member) TIMER_DEFINE_WRAPPERS_(name, type, member, timer_wheel, wheel)
+#define TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member) \
+    TIMER_DEFINE_WRAPPERS_(name, type, member, timer_wheel, wheel)
 
 #define TIMER_WHEEL_DEFINE_NAMED(name, type, member) \
     TIMER_WHEEL_DEFINE_TYPE(name)                    \

@@ -415,7 +415,7 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
     for (l = 0; l < TIMER_WHEEL_LEVELS; l++) {
         w->credit[l] = 0;
         w->refined[l] = UINT64_MAX;
-        w->pending[l] = timer_wheel_open_group_(w, l);
+        w->pending[l] = timer_wheel_open_group_(w, (unsigned)l);
     }
     tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
