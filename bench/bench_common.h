@@ -527,7 +527,7 @@ static void floor_run(size_t n, double *insert, double *remove)
 /* The event-loop workloads whose every call of the ops below is timed on
  * its own (the driver: bench_kind.h, under KIND_LATENCY). */
 enum { LAT_LOOP, LAT_STALL, LAT_LIBEVENT, LAT_NWL };
-enum { LAT_NEXT, LAT_POP, LAT_INSERT, LAT_REMOVE, LAT_NOPS };
+enum { LAT_NEXT, LAT_POP, LAT_INSERT, LAT_REMOVE, LAT_RESCHEDULE, LAT_NOPS };
 
 struct lat_wl {
     int which;                  /* LAT_LOOP, ... */

@@ -32,7 +32,8 @@
 #define MAX_RUNS 9
 
 static const struct kind *const kinds[MAX_KINDS] = { &kset_kind, &kheap_kind, &kwheel_kind };
-static const char *const op_names[LAT_NOPS] = { "next_expiry", "pop", "insert", "remove" };
+static const char *const op_names[LAT_NOPS] = { "next_expiry", "pop", "insert", "remove",
+                                                "reschedule" };
 static const char *const wl_names[LAT_NWL] = { "loop", "stall", "libevent" };
 
 /* The workloads' shapes (ticks: any unit; the sizes are options) */
