@@ -6,9 +6,9 @@
 # make bench-threads: timer_service.h from 1, 2 and 4 threads (arm+cancel
 # pairs/s against one heap under one mutex, the owner's cost against the bare
 # container, wake-up latency, idle wake-ups; bench/threads.c; ~1 min).
-# make bench-latency: per-call p50/p99/p99.9/max of next_expiry, pop, insert
-# at 1M timers in event-loop workloads, every container side by side, each
-# call the least of three identical runs (bench/latency.c; ~2 min on 2 cores).
+# make bench-latency: per-call p50/p99/p99.9/max of next_expiry, pop, insert,
+# reschedule at 1M timers in event-loop workloads, every container side by side,
+# each call the least of three identical runs (bench/latency.c; ~3 min on 2 cores).
 # make check runs every test (a superset of make test: eight builds of the
 # suites, -m32, libFuzzer, valgrind, ...; a few minutes); .ci/run runs it.
 # Both take JOBS=n (default: the number of cores), SEED, STEPS, SAN_STEPS,

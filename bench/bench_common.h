@@ -526,8 +526,8 @@ static void floor_run(size_t n, double *insert, double *remove)
 
 /* The event-loop workloads whose every call of the ops below is timed on
  * its own (the driver: bench_kind.h, under KIND_LATENCY). */
-enum { LAT_LOOP, LAT_STALL, LAT_LIBEVENT, LAT_NWL };
-enum { LAT_NEXT, LAT_POP, LAT_INSERT, LAT_REMOVE, LAT_NOPS };
+enum { LAT_LOOP, LAT_STALL, LAT_LIBEVENT, LAT_IDLE, LAT_NWL };
+enum { LAT_NEXT, LAT_POP, LAT_INSERT, LAT_REMOVE, LAT_RESCHEDULE, LAT_NOPS };
 
 struct lat_wl {
     int which;                  /* LAT_LOOP, ... */
@@ -535,7 +535,7 @@ struct lat_wl {
     uint64_t seed;              /* each run starts the RNG here: every run, every kind the same calls */
     size_t n;                   /* timers */
     int64_t delay;              /* loop, stall's background timers: delays uniform in [1, delay] */
-    size_t rounds;              /* loop, libevent: rounds */
+    size_t rounds;              /* loop, libevent: rounds; idle: ticks (one pop each) */
     size_t periodic;            /* stall: periodic timers (and as many zero-delay ones) */
     int64_t period_min, period_max;     /* stall: periods uniform in [min, max] */
     int64_t every, step;        /* stall: a stall each `every` ticks of the clock, `step` ticks long */
@@ -543,6 +543,8 @@ struct lat_wl {
     size_t shorts;              /* libevent: short timers armed and cancelled a round */
     int64_t short_max;          /* libevent: their delays uniform in [1, short_max] */
     int64_t long_min;           /* libevent: the pending timeouts' delays in [long_min, delay] */
+    int64_t timeout, jitter;    /* idle: closed after timeout ticks of silence; a message pushes */
+    size_t msgs;                /* its timer back to now + timeout - [0, jitter); msgs a tick */
 };
 
 /* One kind's calls of one workload. Each call's time is kept as the least

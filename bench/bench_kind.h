@@ -681,12 +681,64 @@ static void K_(_lat_libevent)(const struct lat_wl *w, struct lat_calls *l)
     free(order);
 }
 
+/* Issue 26's idle-connection loop, a server that ticks every ms: n
+ * connections, each a timer that closes it after `timeout` ticks of
+ * silence, connected at random times in the last `timeout` ticks. Each
+ * tick, `msgs` messages arrive on random connections; each pushes its
+ * connection's timer back to now + timeout less a jitter in [0, jitter),
+ * so pushed-back expiries come in no order (no sorted run takes them).
+ * Then one pop: each connection due is closed and a new one takes its
+ * place, due a whole timeout on. Timers filed long before they expire and
+ * often pushed back are what a wheel must not prepare too early. */
+static void K_(_lat_idle)(const struct lat_wl *w, struct lat_calls *l)
+{
+    ITEM *it = (ITEM *)bench_items(w->n * sizeof(ITEM)), *x;
+    struct tlist out;
+    CONT c;
+    size_t i, j;
+    int64_t now = 0;
+    int rc = 0;
+
+    lat_escape(&c);
+    tlist_init(&out);
+    rng_state = w->seed;
+    C_(init)(&c, 0);
+    for (i = 0; i < w->n; i++) {
+        it[i].when = 1 + (int64_t)rng_below((uint64_t)w->timeout);
+        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+            bench_fail("%s: %s: insert %zu failed", KIND_NAME, w->name, i);
+    }
+    while (now < (int64_t)w->rounds) {
+        now++;
+        for (j = 0; j < w->msgs; j++) {
+            x = &it[rng_below(w->n)];
+            if (!C_(pending)(x))        /* a server's check; here a closed id is reused at once */
+                continue;
+            x->when = now + w->timeout - (int64_t)rng_below((uint64_t)w->jitter);
+            LAT_TIMED(l, LAT_RESCHEDULE, rc = C_(reschedule)(&c, x->when, x));
+            if (rc != 0)
+                bench_fail("%s: %s: reschedule to %" PRId64 " failed (%d)", KIND_NAME, w->name,
+                           x->when, rc);
+        }
+        K_(_lat_pop)(&c, l, &out, now);
+        while ((x = K_(_lat_due)(l, w, &out, it, now, 0)) != NULL)
+            K_(_lat_insert)(&c, l, w, x, now + w->timeout);
+    }
+    if (C_(size)(&c) != w->n)
+        bench_fail("%s: %s: %zu timers at the end, not %zu", KIND_NAME, w->name, C_(size)(&c),
+                   w->n);
+    l->clock_end = now;
+    C_(destroy)(&c);
+}
+
 static void K_(_latency)(const struct lat_wl *w, struct lat_calls *l)
 {
     if (w->which == LAT_LOOP)
         K_(_lat_loop)(w, l);
     else if (w->which == LAT_STALL)
         K_(_lat_stall)(w, l);
+    else if (w->which == LAT_IDLE)
+        K_(_lat_idle)(w, l);
     else
         K_(_lat_libevent)(w, l);
 }

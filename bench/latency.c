@@ -1,10 +1,15 @@
 /* latency.c - per-call latency of the three timer containers (set, heap,
  * wheel) in event-loop workloads at 1M timers: p50, p99, p99.9 and max of
- * next_expiry, pop, insert (and remove), every kind side by side, for a
- * user who cares about the worst frame more than the average.
+ * next_expiry, pop, insert (remove, reschedule), every kind side by side,
+ * for a user who cares about the worst frame more than the average.
  *
  *   ./timer_latency [--n 1000000] [--rounds 6000000] [--stalls 16] [--le-rounds 65536]
- *                   [--runs 3] [--seed S] [--only loop,stall,libevent] [--csv latency.csv]
+ *                   [--idle-ticks 262144] [--runs 3] [--seed S]
+ *                   [--only loop,stall,libevent,idle] [--csv latency.csv]
+ *
+ * The workloads: loop (the plain event loop), stall (a loop that stalls and
+ * catches up), libevent (short timers armed and cancelled under 1M pending)
+ * and idle (issue 26's idle connections, pushed back by their messages).
  *
  * The workloads are written once over the shared API (bench_kind.h, under
  * KIND_LATENCY). Every call is timed alone. Machine noise (an interrupt,
@@ -32,8 +37,9 @@
 #define MAX_RUNS 9
 
 static const struct kind *const kinds[MAX_KINDS] = { &kset_kind, &kheap_kind, &kwheel_kind };
-static const char *const op_names[LAT_NOPS] = { "next_expiry", "pop", "insert", "remove" };
-static const char *const wl_names[LAT_NWL] = { "loop", "stall", "libevent" };
+static const char *const op_names[LAT_NOPS] = { "next_expiry", "pop", "insert", "remove",
+                                                "reschedule" };
+static const char *const wl_names[LAT_NWL] = { "loop", "stall", "libevent", "idle" };
 
 /* The workloads' shapes (ticks: any unit; the sizes are options) */
 #define LAT_DELAY (INT64_C(1) << 23)            /* loop, stall's others: delays in [1, 2^23] */
@@ -49,9 +55,16 @@ static const char *const wl_names[LAT_NWL] = { "loop", "stall", "libevent" };
 #define LE_SHORTS 40
 #define LE_SHORT_MAX INT64_C(1024)
 #define LE_LONG_MIN (INT64_C(1) << 20)          /* pending timeouts: delays in [2^20, 2^23] */
+#define CONN_TIMEOUT (INT64_C(1) << 16)         /* idle: closed after 2^16 ticks of silence */
+#define CONN_JITTER (CONN_TIMEOUT / 8)
+/* messages a tick: about 1 a connection a timeout at 1M; 64 (4 each) took 3x the time, mostly
+ * the set's reschedules, past make bench-latency's budget */
+#define CONN_MSGS 16
+#define CONN_TICKS 262144                       /* 2^18: the clock enters a level-3 slot */
+#define CONN_CLOCK_MARK (INT64_C(1) << 18)
 
 struct lat_config {
-    size_t n, rounds, stalls, le_rounds;
+    size_t n, rounds, stalls, le_rounds, idle_ticks;
     int runs, only[LAT_NWL];
     uint64_t seed;
     const char *csv;
@@ -241,7 +254,7 @@ static void describe(const struct lat_wl *w, const struct lat_calls *l, double s
         printf("  %zu stalls, %zu catch-up pops (of items due before the time they pop at); %zu items\n"
                "  popped, at most %zu in one pop; the clock went from 0 to %" PRId64 "\n",
                w->stalls, l->catchup, l->popped, l->max_burst, l->clock_end);
-    } else {
+    } else if (w->which == LAT_LIBEVENT) {
         printf("  %zu timeouts pending (delays in [%" PRId64 ", %" PRId64 "]: idle connections); each\n"
                "  round next_expiry (the poll timeout), the clock one tick on, pop, then one callback arms %zu\n"
                "  short timers (delays in [1, %" PRId64 "], so in no order: insert) and cancels them in a random\n"
@@ -249,6 +262,21 @@ static void describe(const struct lat_wl *w, const struct lat_calls *l, double s
                w->n, w->long_min, w->delay, w->shorts, w->short_max);
         printf("  %zu rounds, %zu items popped (a timeout that fires is re-armed the same way)\n", w->rounds,
                l->popped);
+    } else {
+        printf("  %zu connections, each a timer that closes it after %" PRId64 " ticks\n"
+               "  of silence, connected at random times in the last %" PRId64 " ticks. Each\n"
+               "  tick %zu messages on random connections, each pushing its timer back to\n"
+               "  now + %" PRId64 " less a jitter in [0, %" PRId64 ") (reschedule: in no order);\n"
+               "  then one pop at now, each connection closed replaced by a new one at\n"
+               "  now + %" PRId64 " (insert). No next_expiry: a server that ticks every ms.\n",
+               w->n, w->timeout, w->timeout, w->msgs, w->timeout, w->jitter, w->timeout);
+        printf("  %zu ticks, %zu items popped, at most %zu in one pop; the clock went from\n"
+               "  0 to %" PRId64 ", across %" PRId64 " multiple(s) of 2^18, where the wheel\n"
+               "  enters a level-3 slot%s.\n"
+               "  Why: issue 26's idle-connection loop: 2.2.0's wheel spent 1.76M steps in one\n"
+               "  pop of it.\n",
+               w->rounds, l->popped, l->max_burst, l->clock_end, l->clock_end / CONN_CLOCK_MARK,
+               l->clock_end < CONN_CLOCK_MARK ? ": NONE; more --idle-ticks to cross one" : "");
     }
     printf("  %d runs x %d kinds in %.1f s\n\n", runs, MAX_KINDS, secs);
 }
@@ -302,17 +330,19 @@ static void print_header(const struct lat_config *cfg)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: timer_latency [--n N] [--rounds R] [--stalls S] [--le-rounds R] [--runs 3] [--seed S]\n"
-            "                     [--only loop,stall,libevent] [--csv PATH]\n"
+            "usage: timer_latency [--n N] [--rounds R] [--stalls S] [--le-rounds R]\n"
+            "                     [--idle-ticks T] [--runs 3] [--seed S]\n"
+            "                     [--only loop,stall,libevent,idle] [--csv PATH]\n"
             "  --n          timers in every workload (default 1000000)\n"
             "  --rounds     loop: rounds (default %d: the clock crosses one multiple of 2^24)\n"
             "  --stalls     stall: stalls (default %d)\n"
             "  --le-rounds  libevent: rounds (default %d)\n"
+            "  --idle-ticks idle: ticks (default %d: the clock enters one level-3 slot, at 2^18)\n"
             "  --runs       identical runs; a call's time is the least over them (default 3, at most %d)\n"
             "  --seed       RNG seed (default 1)\n"
-            "  --only       the workloads to run (default all three)\n"
+            "  --only       the workloads to run, comma-separated (default all four)\n"
             "  --csv        where to write the CSV (default latency.csv; '-' for none)\n",
-            LAT_ROUNDS, STALL_COUNT, LE_ROUNDS, MAX_RUNS);
+            LAT_ROUNDS, STALL_COUNT, LE_ROUNDS, CONN_TICKS, MAX_RUNS);
     exit(2);
 }
 
@@ -324,6 +354,7 @@ static void parse(struct lat_config *cfg, int argc, char **argv)
     cfg->rounds = LAT_ROUNDS;
     cfg->stalls = STALL_COUNT;
     cfg->le_rounds = LE_ROUNDS;
+    cfg->idle_ticks = CONN_TICKS;
     cfg->runs = 3;
     cfg->seed = 1;
     cfg->csv = "latency.csv";
@@ -341,6 +372,8 @@ static void parse(struct lat_config *cfg, int argc, char **argv)
             cfg->stalls = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--le-rounds"))
             cfg->le_rounds = parse_count(v);
+        else if (!strcmp(a, "--idle-ticks"))
+            cfg->idle_ticks = parse_count(v);
         else if (!strcmp(a, "--runs"))
             cfg->runs = atoi(v);
         else if (!strcmp(a, "--seed"))
@@ -399,7 +432,7 @@ int main(int argc, char **argv)
         wl.seed = cfg.seed + (uint64_t)w;
         wl.n = cfg.n;
         wl.delay = LAT_DELAY;
-        wl.rounds = w == LAT_LOOP ? cfg.rounds : cfg.le_rounds;
+        wl.rounds = w == LAT_LOOP ? cfg.rounds : w == LAT_IDLE ? cfg.idle_ticks : cfg.le_rounds;
         wl.periodic = STALL_PERIODIC;
         wl.period_min = STALL_PERIOD_MIN;
         wl.period_max = STALL_PERIOD_MAX;
@@ -409,6 +442,9 @@ int main(int argc, char **argv)
         wl.shorts = LE_SHORTS;
         wl.short_max = LE_SHORT_MAX;
         wl.long_min = LE_LONG_MIN;
+        wl.timeout = CONN_TIMEOUT;
+        wl.jitter = CONN_JITTER;
+        wl.msgs = CONN_MSGS;
         secs = lat_run(&cfg, &wl, l);
         describe(&wl, &l[0], secs, cfg.runs);
         report(&wl, l, csv);
