@@ -9,6 +9,8 @@
 # make bench-latency: per-call p50/p99/p99.9/max of next_expiry, pop, insert,
 # reschedule at 1M timers in event-loop workloads, every container side by side,
 # each call the least of three identical runs (bench/latency.c; ~3 min on 2 cores).
+# make bench-behind: items inserted at or behind the clock, then one pop, in
+# five patterns, every container (bench/behind.c; ~2 min of CPU).
 # make check runs every test (a superset of make test: eight builds of the
 # suites, -m32, libFuzzer, valgrind, ...; a few minutes); .ci/run runs it.
 # Both take JOBS=n (default: the number of cores), SEED, STEPS, SAN_STEPS,
@@ -41,7 +43,7 @@
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
 .PHONY: all test check bench bench-latency bench-threads examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
-	install uninstall test-pkg single-header
+	install uninstall test-pkg single-header bench-behind
 
 all: test
 
@@ -59,6 +61,9 @@ bench-latency:
 
 bench-threads:
 	@$(MAKE) --no-print-directory -C bench threads
+
+bench-behind:
+	@$(MAKE) --no-print-directory -C bench behind
 
 fuzz:
 	@$(MAKE) --no-print-directory -C test fuzz

@@ -59,6 +59,15 @@ static double bench_now(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* The calling thread's CPU time (ns): time the thread spent off the CPU,
+ * while other processes ran, does not count (behind.c) */
+static double bench_thread_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 /* Cost of one bench_now() pair with nothing between; subtracted from each
  * timed batch (bench_since). */
 static double bench_clock_cost;
@@ -628,6 +637,36 @@ static inline uint64_t lat_mix(uint64_t digest, uint64_t v)
 static void *volatile lat_escape_sink;
 static inline void lat_escape(void *p) { lat_escape_sink = p; }
 
+/* ---- items at or behind the clock (behind.c, make bench-behind) ----------- */
+
+/* Issue 26 item 4's patterns (the driver: bench_kind.h, under KIND_BEHIND):
+ * n items inserted at or behind where a wheel's clock stands, into a
+ * freshly initialised container, then one pop hands them all out.
+ *   random     init at BEHIND_CLOCK, expiries at random in [0, BEHIND_CLOCK)
+ *   drained    init at 0, one item at BEHIND_CLOCK popped at TIMER_NEVER (a
+ *              wheel's clock goes far ahead), expiries at random in [0, BEHIND_SPAN)
+ *   next       init at 0, one far item at BEHIND_CLOCK and next_expiry, then
+ *              expiries as drained; the far item stays pending through the pop
+ *   next_open  the same with BEHIND_FAR_MANY far items: a wheel searches a far
+ *              slot of at most 8 items (TIMER_WHEEL_FEW) and opens a bigger one,
+ *              moving its clock to just before it, so only these items are behind it
+ *   zigzag     init at BEHIND_CLOCK, expiries 0, n, 1, n - 1, 2, ...
+ * The pop is at BEHIND_CLOCK (random, zigzag) or BEHIND_SPAN (the others). */
+enum {
+    BEHIND_RANDOM, BEHIND_DRAINED, BEHIND_NEXT, BEHIND_NEXT_OPEN, BEHIND_ZIGZAG, BEHIND_NPATTERNS
+};
+#define BEHIND_CLOCK (INT64_C(1) << 40)
+#define BEHIND_SPAN (INT64_C(1) << 30)
+#define BEHIND_FAR_MANY 16
+
+/* The far items pattern p inserts at BEHIND_CLOCK before its n items. */
+static size_t behind_far(int p)
+{
+    if (p == BEHIND_NEXT_OPEN)
+        return BEHIND_FAR_MANY;
+    return p == BEHIND_DRAINED || p == BEHIND_NEXT;
+}
+
 /* ---- the kinds ---------------------------------------------------------- */
 
 struct kind {
@@ -647,6 +686,10 @@ struct kind {
     /* One run of a latency workload, its calls into l (NULL: a kind with no
      * next_expiry, as the peers' sets) */
     void (*latency)(const struct lat_wl *w, struct lat_calls *l);
+    /* One run of a pattern behind the clock (BEHIND_*) over n items expiring
+     * at when[i]: the thread CPU ns of the inserts (ns[0]) and of the pop
+     * (ns[1]) (NULL: a kind with no next_expiry) */
+    void (*behind)(int pattern, const int64_t *when, size_t n, double ns[2]);
 };
 
 /* ---- samples, medians ---------------------------------------------------- */

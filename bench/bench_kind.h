@@ -12,6 +12,8 @@
  *   KIND_TOUCH(c)      optional, where reserve allocates: write every page it reserved
  *   KIND_LATENCY       optional, for a kind with next_expiry, pending and due: the
  *                      per-call latency workloads (latency.c)
+ *   KIND_BEHIND        optional, for a kind with next_expiry: the patterns of items
+ *                      inserted behind the clock (behind.c)
  * This file #undefs them at its end, so the next inclusion starts clean.
  *
  * Each kind gets its own item array element: the kind's node plus the
@@ -744,6 +746,86 @@ static void K_(_latency)(const struct lat_wl *w, struct lat_calls *l)
 }
 #endif
 
+#ifdef KIND_BEHIND
+/* ---- items at or behind the clock (behind.c): the patterns BEHIND_* ------- */
+
+/* Sets up pattern p (bench_common.h) in c for n items, with its far items
+ * (behind_far), and returns the time its pop is at. Not timed: nor is the
+ * heap's array, reserved and its pages written here, since what is
+ * compared is the work on items behind the clock, not an allocation. */
+static int64_t K_(_behind_setup)(CONT *c, int p, size_t n, ITEM *far)
+{
+    struct tlist out;
+    size_t i, nfar = behind_far(p);
+    C_(init)(c, nfar ? 0 : BEHIND_CLOCK);
+    if (C_(reserve)(c, n + nfar) != 0)
+        bench_fail("%s: behind: reserve(%zu) failed", KIND_NAME, n + nfar);
+#ifdef KIND_TOUCH
+    KIND_TOUCH(c);
+#endif
+    if (nfar == 0)
+        return BEHIND_CLOCK;
+    for (i = 0; i < nfar; i++) {
+        far[i].when = BEHIND_CLOCK;
+        if (C_(insert)(c, BEHIND_CLOCK, &far[i]) != 0)
+            bench_fail("%s: behind: insert of far item %zu failed", KIND_NAME, i);
+    }
+    if (p == BEHIND_DRAINED) {
+        tlist_init(&out);
+        if (C_(pop)(c, TIMER_NEVER, &out) != nfar)
+            bench_fail("%s: behind: pop(TIMER_NEVER) did not hand out the far items", KIND_NAME);
+        while (tlist_pop_front(&out) != NULL)
+            continue;
+    } else if (C_(next_expiry)(c) != BEHIND_CLOCK) {
+        bench_fail("%s: behind: next_expiry is not the far items' expiry", KIND_NAME);
+    }
+    return BEHIND_SPAN;
+}
+
+/* One run of pattern p: the thread CPU ns of n inserts at when[i] (ns[0])
+ * and of the pop that hands them out (ns[1]). The pop must hand out exactly
+ * those n, in non-decreasing expiry, and leave only the far items, if any,
+ * which go after. */
+static void K_(_behind)(int p, const int64_t *when, size_t n, double ns[2])
+{
+    size_t i, k, seen = 0, nfar = behind_far(p);
+    ITEM *it = (ITEM *)bench_items((n + nfar) * sizeof(ITEM)), *x;
+    struct tlist out;
+    CONT c;
+    int64_t now, prev = 0;
+    double t0, t1;
+
+    lat_escape(&c);
+    tlist_init(&out);
+    now = K_(_behind_setup)(&c, p, n, &it[n]);
+    for (i = 0; i < n; i++)
+        it[i].when = when[i];
+    t0 = bench_thread_now();
+    for (i = 0; i < n; i++)
+        if (C_(insert)(&c, it[i].when, &it[i]) != 0)
+            bench_fail("%s: behind: insert %zu at %" PRId64 " failed", KIND_NAME, i, it[i].when);
+    t1 = bench_thread_now();
+    k = C_(pop)(&c, now, &out);
+    ns[1] = bench_thread_now() - t1;
+    ns[0] = t1 - t0;
+    while ((x = C_(entry)(tlist_pop_front(&out))) != NULL) {
+        if (x->when < prev || x->when > now)
+            bench_fail("%s: behind: pop(%" PRId64 ") handed out an item expiring at %" PRId64
+                       " after one at %" PRId64, KIND_NAME, now, x->when, prev);
+        prev = x->when;
+        seen++;
+    }
+    if (k != n || seen != n)
+        bench_fail("%s: behind: pop(%" PRId64 ") returned %zu and listed %zu of %zu items",
+                   KIND_NAME, now, k, seen, n);
+    for (i = n; i < n + nfar && p != BEHIND_DRAINED; i++)
+        if (!C_(remove)(&c, &it[i]))
+            bench_fail("%s: behind: a far item was not pending after the pop", KIND_NAME);
+    K_(_expect_empty)(&c, "behind");
+    C_(destroy)(&c);
+}
+#endif
+
 static const struct kind K_(_kind) = {
     KIND_NAME, sizeof(KIND_NODE),
     K_(_ordered), K_(_random), K_(_idle), K_(_idle_range), K_(_request), K_(_mixed),
@@ -753,7 +835,12 @@ static const struct kind K_(_kind) = {
     NULL, { NULL, NULL },
 #endif
 #ifdef KIND_LATENCY
-    K_(_latency)
+    K_(_latency),
+#else
+    NULL,
+#endif
+#ifdef KIND_BEHIND
+    K_(_behind)
 #else
     NULL
 #endif
@@ -771,3 +858,4 @@ static const struct kind K_(_kind) = {
 #undef KIND_MIN_EXACT
 #undef KIND_TOUCH
 #undef KIND_LATENCY
+#undef KIND_BEHIND

@@ -16,6 +16,7 @@
 #define KIND_OWNED(c) sizeof(*(c))
 #define KIND_MIN_EXACT 1
 #define KIND_LATENCY 1
+#define KIND_BEHIND 1
 #include "bench_kind.h"
 
 #define KIND kheap
@@ -26,6 +27,7 @@
 #define KIND_MIN_EXACT 1
 #define KIND_TOUCH(c) memset(kheap_c_core_(c)->a, 0, kheap_c_core_(c)->cap * sizeof(struct timer_heap_entry))
 #define KIND_LATENCY 1
+#define KIND_BEHIND 1
 #include "bench_kind.h"
 
 #define KIND kwheel
@@ -35,6 +37,7 @@
 #define KIND_OWNED(c) sizeof(*(c))
 #define KIND_MIN_EXACT 0
 #define KIND_LATENCY 1
+#define KIND_BEHIND 1
 #include "bench_kind.h"
 
 #endif /* BENCH_OURS_H */
