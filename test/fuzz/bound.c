@@ -15,7 +15,7 @@
  *                                    mutations of the best ones so far
  *       FB_TRACE=1 prints every call with its steps and bound.
  *
- * The wheel is built with Q = 4 (TIMER_WHEEL_QUANTUM_; 256 in a real
+ * The wheel is built with Q = 4 (TIMER_WHEEL_QUANTUM_; 128 in a real
  * build): the constant part of the bound shrinks with Q, so a mechanism
  * that costs O(n) in one call shows with a few thousand items, where an
  * input runs in milliseconds. FB_QUANTUM=0 builds the real thing.
@@ -66,8 +66,8 @@ static unsigned long long fb_steps;
  * them): a query spends Q on each of 10 levels, walks a far slot of at most
  * FEW items twice on each of 11 rounds of locating, and one link of each
  * list behind the clock (the due run and 3 a tier); a change merges 8
- * items on each tier of the merge behind the clock. With Q = 64 they come
- * to 1,010 and 457, within the contract's C = 4,096. */
+ * items on each tier of the merge behind the clock. With Q = 128 they come
+ * to 1,650 and 457, within the contract's C = 4,096. */
 #define FB_LISTS (1 + 3 * TIMER_WHEEL_TIERS)
 #define FB_C (10 * TIMER_WHEEL_QUANTUM + 11 * (2 * TIMER_WHEEL_FEW + 2) + FB_LISTS)
 #define FB_C_CHANGE (8 * TIMER_WHEEL_TIERS + 1)
