@@ -25,6 +25,9 @@
 #define BOUND_C 4096
 #define BOUND_PER_ITEM 8
 #define BOUND_PER_CHANGE 8
+#ifndef TIMER_WHEEL_WINDOW
+#define TIMER_WHEEL_WINDOW 48    /* timer_wheel.h's, when it is not included first */
+#endif
 
 /* B of one call: a query (pop, next_expiry, first, visit) that handed out
  * `items`, `changes` calls after the previous query; or a change. */
@@ -49,7 +52,7 @@ static inline bool bound_jumped(int64_t c0, int64_t t1)
         return true;
     for (l = 2; l < 11; l++)
         if (((uint64_t)t1 >> (6 * l)) > ((uint64_t)c0 >> (6 * l)) &&
-            (((uint64_t)c0 >> (6 * l - 6)) & 63) < 48)
+            (((uint64_t)c0 >> (6 * l - 6)) & 63) < TIMER_WHEEL_WINDOW)
             return true;
     return false;
 }

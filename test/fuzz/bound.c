@@ -255,14 +255,15 @@ static unsigned long long fb_exception(int64_t c0, int64_t t)
 /* After a query: the pending group of each level whose window is open
  * (its items when it opened), or one more query made in its window; 0 for
  * a level whose window is closed. The window of level l's pending slot:
- * the clock's digit at level l - 1 is 48 or more (level 1: always). */
+ * the clock's digit at level l - 1 is TIMER_WHEEL_WINDOW (48) or more
+ * (level 1: always). */
 static void fb_after_query(void)
 {
     int64_t c = fb_clock();
     int l;
     for (l = 1; l < TIMER_WHEEL_LEVELS; l++) {
         uint64_t g = fb_group(c, l) + 1;
-        if (l > 1 && (fb_group(c, l - 1) & 63) < 48) {
+        if (l > 1 && (fb_group(c, l - 1) & 63) < TIMER_WHEEL_WINDOW) {
             fb.pg[l] = 0;
         } else if (g != fb.pg[l]) {
             fb.pg[l] = g;
