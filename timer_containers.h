@@ -2086,7 +2086,7 @@ TIMER_FUNCTIONS_END_
  * That is a schedule with a deadline, kept as Redis keeps its incremental
  * rehash. A pending slot has a window: the last quarter of the group
  * before it (its level-(l - 1) digit 48 to 63; level 1: the whole group).
- * Every pop, next_expiry and first moves up to Q = 256 items of each
+ * Every pop, next_expiry and first moves up to Q = 128 items of each
  * pending slot whose window is open one level down, coarsest level first
  * (levels whose pending slots share a deadline pool their quanta), plus 8
  * per item inserted into such a slot since the previous such call. Before
@@ -2105,8 +2105,8 @@ TIMER_FUNCTIONS_END_
  * since) left to prepare. When the clock enters a slot, whatever is left
  * of it is refined there and then; that is the only work a call does
  * beyond its quanta and credit. It is zero when the program made N / Q
- * calls in the window (a pop every tick: up to 16,384 items in a level-1
- * slot, 262,144 in a level-2 slot, 64 times more a level up), and all of
+ * calls in the window (a pop every tick: up to 8,192 items in a level-1
+ * slot, 131,072 in a level-2 slot, 64 times more a level up), and all of
  * the slot when the clock jumped into it from before its window (no call
  * could prepare it): the one exception to the bound below.
  *
@@ -2209,14 +2209,16 @@ struct timer_wheel_node {
 #ifdef TIMER_WHEEL_QUANTUM_
 #define TIMER_WHEEL_QUANTUM TIMER_WHEEL_QUANTUM_
 #else
-#define TIMER_WHEEL_QUANTUM 256
+#define TIMER_WHEEL_QUANTUM 128
 #endif
 /* Level l's pending slot is prepared in its window: while the clock is in
  * the last quarter of the group before it, from its level-(l - 1) digit
  * 48 on (level 1: the whole group, 64 ticks). Items are filed long before
  * they expire, and a connection's timeout is pushed back many times:
  * preparing a slot earlier would move items that leave it again. */
+#ifndef TIMER_WHEEL_WINDOW
 #define TIMER_WHEEL_WINDOW 48
+#endif
 /* A far slot (nothing before it, not pending) of at most this many items is
  * searched by next_expiry and first; a bigger one is opened. */
 #define TIMER_WHEEL_FEW 8
@@ -2587,13 +2589,33 @@ TIMER_NOINLINE_ void timer_wheel_carry_(struct timer_wheel *w, unsigned t, size_
 TIMER_NOINLINE_ void timer_wheel_advance_tier_(struct timer_wheel *w, unsigned t, size_t steps)
 {
     size_t d = timer_wheel_tier_(t, 0), x = d + 1, y = d + 2;
-    for (; steps != 0 && tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y); steps--) {
-        size_t s = timer_wheel_front_(w, x) <= timer_wheel_front_(w, y) ? x : y;
-        TIMER_WHEEL_ON_MOVE_();
-        timer_wheel_link_(w, d, timer_wheel_node_of_(timer_wheel_unlink_front_(w, s)));
+    if (tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y)) {
+        /* the merge on the bare lists: X's and Y's fronts are set once, after */
+        struct tlist *hd = &w->slot[d], *hx = &w->slot[x], *hy = &w->slot[y], *a = hx->next,
+                     *b = hy->next, *m;
+        if (!tbitmap_test(w->occupied, d)) {
+            tbitmap_set(w->occupied, d);
+            tlist_init(hd);
+        }
+        for (; steps != 0 && a != hx && b != hy; steps--) {
+            if (timer_wheel_node_of_(a)->expire <= timer_wheel_node_of_(b)->expire)
+                m = a, a = a->next;
+            else
+                m = b, b = b->next;
+            TIMER_WHEEL_ON_MOVE_();
+            tlist_splice_range_(hd, m, m);
+        }
+        hx->next = a;
+        a->prev = hx;
+        hy->next = b;
+        b->prev = hy;
+        if (a != hx && b != hy)
+            return;
+        if (a == hx)
+            tbitmap_clear(w->occupied, x);
+        if (b == hy)
+            tbitmap_clear(w->occupied, y);
     }
-    if (tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y))
-        return;
     w->merging &= ~(UINT64_C(1) << t);
     if (tbitmap_test(w->occupied, x))
         timer_wheel_move_list_(w, d, x);

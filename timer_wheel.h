@@ -580,13 +580,33 @@ TIMER_NOINLINE_ void timer_wheel_carry_(struct timer_wheel *w, unsigned t, size_
 TIMER_NOINLINE_ void timer_wheel_advance_tier_(struct timer_wheel *w, unsigned t, size_t steps)
 {
     size_t d = timer_wheel_tier_(t, 0), x = d + 1, y = d + 2;
-    for (; steps != 0 && tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y); steps--) {
-        size_t s = timer_wheel_front_(w, x) <= timer_wheel_front_(w, y) ? x : y;
-        TIMER_WHEEL_ON_MOVE_();
-        timer_wheel_link_(w, d, timer_wheel_node_of_(timer_wheel_unlink_front_(w, s)));
+    if (tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y)) {
+        /* the merge on the bare lists: X's and Y's fronts are set once, after */
+        struct tlist *hd = &w->slot[d], *hx = &w->slot[x], *hy = &w->slot[y], *a = hx->next,
+                     *b = hy->next, *m;
+        if (!tbitmap_test(w->occupied, d)) {
+            tbitmap_set(w->occupied, d);
+            tlist_init(hd);
+        }
+        for (; steps != 0 && a != hx && b != hy; steps--) {
+            if (timer_wheel_node_of_(a)->expire <= timer_wheel_node_of_(b)->expire)
+                m = a, a = a->next;
+            else
+                m = b, b = b->next;
+            TIMER_WHEEL_ON_MOVE_();
+            tlist_splice_range_(hd, m, m);
+        }
+        hx->next = a;
+        a->prev = hx;
+        hy->next = b;
+        b->prev = hy;
+        if (a != hx && b != hy)
+            return;
+        if (a == hx)
+            tbitmap_clear(w->occupied, x);
+        if (b == hy)
+            tbitmap_clear(w->occupied, y);
     }
-    if (tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y))
-        return;
     w->merging &= ~(UINT64_C(1) << t);
     if (tbitmap_test(w->occupied, x))
         timer_wheel_move_list_(w, d, x);
