@@ -387,7 +387,8 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_OWNS_(core, c, n, fn)                                                                     \
     do {                                                                                                \
         if (!core##_owns_(c, n))                                                                        \
-            timer_fail_(fn, "misuse: the item is pending in another container, not this one");         \
+            timer_fail_(fn, "misuse: the item is not in this container (another holds it, or init " \
+                        "was called on this one while it held items: clear() empties one in use)");    \
     } while (0)
 #else
 #define TIMER_AFTER_(core, c, fn) ((void)0)
@@ -453,6 +454,52 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 /* The node inside an item (NULL for NULL). */
 #define TIMER_NODE_(item, member) ((item) != NULL ? &(item)->member : NULL)
 
+/* ---- the results a caller must look at ------------------------------------ */
+/* TIMER_NODISCARD marks the generated calls whose result reports an error or
+ * a refusal: insert, reschedule, reschedule_range, reschedule_near, reserve
+ * and check. Ignoring one is how a timer is lost without a word (an insert
+ * of a due or pending item returns -EBUSY and arms nothing). [[nodiscard]]
+ * in C23 and C++17, where a (void) cast says "on purpose"; gcc's and
+ * clang's warn_unused_result before them (gcc does not let a cast silence
+ * that one: test the result, or assign it). Defined empty before including,
+ * it turns the warnings off. remove and pop are not marked: remove's false
+ * says only that the item was idle already, which "cancel if armed" code
+ * rightly ignores; pop's count repeats what it appended to the list. */
+#ifndef TIMER_NODISCARD
+#if defined(__cplusplus) && (__cplusplus >= 201703L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L))
+#define TIMER_NODISCARD [[nodiscard]]
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L && defined(__has_c_attribute)
+#if __has_c_attribute(nodiscard)
+#define TIMER_NODISCARD [[nodiscard]]
+#endif
+#endif
+#if !defined(TIMER_NODISCARD) && (defined(__GNUC__) || defined(__clang__))
+#define TIMER_NODISCARD __attribute__((warn_unused_result))
+#elif !defined(TIMER_NODISCARD)
+#define TIMER_NODISCARD
+#endif
+#endif
+
+/* The linkage of the generated calls: TIMER_LK_inline_ (static inline, the
+ * DEFINEs) or TIMER_LK_extern_ (one external definition, the IMPLEMENTs;
+ * C linkage from C++ too, so that C and C++ files share it); the _ND_ forms
+ * add TIMER_NODISCARD where each linkage lets an attribute stand. */
+#if defined(__cplusplus)
+#define TIMER_LK_extern_ extern "C"
+#else
+#define TIMER_LK_extern_
+#endif
+#define TIMER_LK_inline_ TIMER_INLINE_
+#define TIMER_LK_ND_inline_ TIMER_NODISCARD TIMER_INLINE_
+#define TIMER_LK_ND_extern_ TIMER_LK_extern_ TIMER_NODISCARD
+
+/* A pending expiry `at` within `slack` of `expire`: expire - slack <= at <=
+ * expire + slack, both ends included (all three >= 0: no overflow). */
+TIMER_INLINE_ bool timer_near_(int64_t at, int64_t expire, int64_t slack)
+{
+    return at >= expire ? at - expire <= slack : expire - at <= slack;
+}
+
 /* The typed wrappers that TIMER_SET/HEAP/WHEEL_DEFINE_FUNCTIONS generate for
  * a container `name` of items `type` holding their node in `member`: each
  * forwards to the untyped core `core` (timer_set, timer_heap, timer_wheel),
@@ -484,46 +531,64 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
  *   size_t  C.count                               the pending items
  * and every N begins with the struct tlist that links it into a result list
  * while due, so a result list's link is also its item's node.
- * reschedule_range, visit and visit_until are written once, here, over that
- * interface. */
-#define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
+ * reschedule_range, reschedule_near, visit and visit_until are written once,
+ * here, over that interface.
+ *
+ * TIMER_WRAPPERS_ takes the linkage too (lk: inline or extern, see
+ * TIMER_LK_inline_); TIMER_DECLARE_WRAPPERS_ declares what it defines with
+ * extern linkage, for the DECLARE/IMPLEMENT forms: the prototypes in every
+ * file, the definitions in one. */
+#define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field) TIMER_WRAPPERS_(name, type, member, core, field, inline_)
+#define TIMER_WRAPPERS_(name, type, member, core, field, lk)                                                          \
     TIMER_NODE_CHECK_(name, type, member, core##_node)                                                                \
     TIMER_INLINE_ struct core *name##_core_(name *timer_c_) { return TIMER_CORE_(core, timer_c_, field); }           \
     TIMER_INLINE_ const struct core *name##_ccore_(const name *timer_c_) { return TIMER_CCORE_(core, timer_c_, field); } \
-    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
+    TIMER_LK_##lk void name##_init(name *timer_c_, int64_t timer_now_)                                                \
     { core##_init(name##_core_(timer_c_), timer_now_); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_init"); }   \
-    TIMER_INLINE_ void name##_clear(name *timer_c_)                                                                   \
+    TIMER_LK_##lk void name##_clear(name *timer_c_)                                                                   \
     { core##_clear(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_clear"); }             \
-    TIMER_INLINE_ void name##_destroy(name *timer_c_)                                                                 \
+    TIMER_LK_##lk void name##_destroy(name *timer_c_)                                                                 \
     { core##_destroy(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_destroy"); }         \
-    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
+    TIMER_LK_ND_##lk int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                      \
     {   int timer_r_;                                                                                                 \
         TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
         timer_r_ = core##_insert(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));            \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_insert"); return timer_r_; }                               \
-    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
+    TIMER_LK_ND_##lk int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                  \
     {   int timer_r_;                                                                                                 \
         TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_reschedule");             \
         timer_r_ = core##_reschedule(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));        \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reschedule"); return timer_r_; }                           \
-    TIMER_INLINE_ int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, type *timer_item_) \
-    {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
-        TIMER_OWNS_(core, name##_core_(timer_c_), &timer_item_->member, #name "_reschedule_range");                   \
+    /* reschedule_range and reschedule_near: a pending item in [lo, hi] stays, else reschedule(to) */                \
+    TIMER_INLINE_ int name##_keep_(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, int64_t timer_to_,           \
+                                   type *timer_item_, const char *timer_fn_)                                          \
+    {   (void)timer_fn_;                                                                                              \
+        TIMER_OWNS_(core, name##_core_(timer_c_), &timer_item_->member, timer_fn_);                                   \
         if (core##_node_pending(&timer_item_->member) && core##_node_expire(&timer_item_->member) >= timer_lo_ &&      \
             core##_node_expire(&timer_item_->member) <= timer_hi_) return 0;                                          \
-        return name##_reschedule(timer_c_, timer_hi_, timer_item_); }                                                 \
-    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
+        return name##_reschedule(timer_c_, timer_to_, timer_item_); }                                                 \
+    TIMER_LK_ND_##lk int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_,                \
+                                                 type *timer_item_)                                                   \
+    {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
+        return name##_keep_(timer_c_, timer_lo_, timer_hi_, timer_hi_, timer_item_, #name "_reschedule_range"); }     \
+    TIMER_LK_ND_##lk int name##_reschedule_near(name *timer_c_, int64_t timer_expire_, int64_t timer_slack_,          \
+                                                type *timer_item_)                                                    \
+    {   if (timer_item_ == NULL || timer_expire_ < 0 || timer_slack_ < 0) return -EINVAL;                             \
+        return name##_keep_(timer_c_, timer_expire_ > timer_slack_ ? timer_expire_ - timer_slack_ : 0,                \
+                            timer_expire_ > INT64_MAX - timer_slack_ ? INT64_MAX : timer_expire_ + timer_slack_,      \
+                            timer_expire_, timer_item_, #name "_reschedule_near"); }                                  \
+    TIMER_LK_##lk bool name##_remove(name *timer_c_, type *timer_item_)                                               \
     {   bool timer_r_;                                                                                                \
         TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_remove");                 \
         timer_r_ = core##_remove(name##_core_(timer_c_), TIMER_NODE_(timer_item_, member));                           \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_remove"); return timer_r_; }                               \
-    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
+    TIMER_LK_##lk size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
     {   size_t timer_r_ = core##_pop(name##_core_(timer_c_), timer_now_, timer_out_);                                 \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_pop"); return timer_r_; }                                  \
-    TIMER_INLINE_ int64_t name##_next_expiry(const name *timer_c_)                                                    \
+    TIMER_LK_##lk int64_t name##_next_expiry(const name *timer_c_)                                                    \
     {   int64_t timer_r_ = core##_next_expiry(name##_ccore_(timer_c_));                                               \
         TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_next_expiry"); return timer_r_; }                         \
-    TIMER_INLINE_ type *name##_first(const name *timer_c_)                                                            \
+    TIMER_LK_##lk type *name##_first(const name *timer_c_)                                                            \
     {   struct core##_node *timer_n_ = core##_first(name##_ccore_(timer_c_));                                         \
         TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_first");                                                  \
         return timer_n_ ? tlist_entry(timer_n_, type, member) : NULL; }                                               \
@@ -532,33 +597,59 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
     {   const struct name##_visitor_ *timer_f_ = TIMER_CAST_(const struct name##_visitor_ *, timer_v_);               \
         if (timer_f_->until != NULL) return timer_f_->until(tlist_entry(timer_n_, type, member), timer_f_->arg);      \
         timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); return 0; }                                 \
-    TIMER_INLINE_ size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
+    TIMER_LK_##lk size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
     {   struct name##_visitor_ timer_f_;                                                                              \
         assert(timer_fn_ != NULL && #name "_visit: fn is NULL");                                                      \
         if (timer_fn_ == NULL) return 0;                                                                              \
         timer_f_.fn = timer_fn_; timer_f_.until = NULL; timer_f_.arg = timer_arg_;                                    \
         (void)core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_);                                    \
         return name##_ccore_(timer_c_)->count; }                                                                      \
-    TIMER_INLINE_ int name##_visit_until(const name *timer_c_, int (*timer_fn_)(type *, void *), void *timer_arg_)    \
+    TIMER_LK_##lk int name##_visit_until(const name *timer_c_, int (*timer_fn_)(type *, void *), void *timer_arg_)    \
     {   struct name##_visitor_ timer_f_;                                                                              \
         assert(timer_fn_ != NULL && #name "_visit_until: fn is NULL");                                                \
         if (timer_fn_ == NULL) return 0;                                                                              \
         timer_f_.fn = NULL; timer_f_.until = timer_fn_; timer_f_.arg = timer_arg_;                                    \
         return core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_); }                                 \
-    TIMER_INLINE_ int name##_reserve(name *timer_c_, size_t timer_n_)                                                 \
+    TIMER_LK_ND_##lk int name##_reserve(name *timer_c_, size_t timer_n_)                                              \
     {   int timer_r_ = core##_reserve(name##_core_(timer_c_), timer_n_);                                              \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reserve"); return timer_r_; }                              \
-    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(name##_ccore_(timer_c_)); }   \
-    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return name##_ccore_(timer_c_)->count; }                 \
-    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return name##_ccore_(timer_c_)->count == 0; }             \
-    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                        \
+    TIMER_LK_##lk int64_t name##_min_time(const name *timer_c_) { return core##_min_time(name##_ccore_(timer_c_)); }   \
+    TIMER_LK_##lk size_t name##_size(const name *timer_c_) { return name##_ccore_(timer_c_)->count; }                 \
+    TIMER_LK_##lk bool name##_empty(const name *timer_c_) { return name##_ccore_(timer_c_)->count == 0; }             \
+    TIMER_LK_##lk bool name##_pending(const type *timer_item_)                                                        \
     { return core##_node_pending(TIMER_NODE_(timer_item_, member)); }                                                 \
-    TIMER_INLINE_ bool name##_due(const type *timer_item_) { return core##_node_due(TIMER_NODE_(timer_item_, member)); } \
-    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                      \
+    TIMER_LK_##lk bool name##_due(const type *timer_item_) { return core##_node_due(TIMER_NODE_(timer_item_, member)); } \
+    TIMER_LK_##lk int64_t name##_expire(const type *timer_item_)                                                      \
     { return core##_node_expire(TIMER_NODE_(timer_item_, member)); }                                                  \
-    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
+    TIMER_LK_##lk type *name##_entry(struct tlist *timer_link_)                                                       \
     { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
-    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(name##_ccore_(timer_c_)); }
+    TIMER_LK_ND_##lk const char *name##_check(const name *timer_c_) { return core##_check(name##_ccore_(timer_c_)); }
+
+/* The prototypes of what TIMER_WRAPPERS_(..., extern_) defines: the
+ * DECLARE forms, for every file but the one with the IMPLEMENT. */
+#define TIMER_DECLARE_WRAPPERS_(name, type)                                                                           \
+    TIMER_LK_extern_ void name##_init(name *c, int64_t now);                                                          \
+    TIMER_LK_extern_ void name##_clear(name *c);                                                                      \
+    TIMER_LK_extern_ void name##_destroy(name *c);                                                                    \
+    TIMER_LK_ND_extern_ int name##_insert(name *c, int64_t expire, type *item);                                       \
+    TIMER_LK_ND_extern_ int name##_reschedule(name *c, int64_t expire, type *item);                                   \
+    TIMER_LK_ND_extern_ int name##_reschedule_range(name *c, int64_t earliest, int64_t latest, type *item);           \
+    TIMER_LK_ND_extern_ int name##_reschedule_near(name *c, int64_t expire, int64_t slack, type *item);               \
+    TIMER_LK_extern_ bool name##_remove(name *c, type *item);                                                         \
+    TIMER_LK_extern_ size_t name##_pop(name *c, int64_t now, struct tlist *out);                                      \
+    TIMER_LK_extern_ int64_t name##_next_expiry(const name *c);                                                       \
+    TIMER_LK_extern_ type *name##_first(const name *c);                                                               \
+    TIMER_LK_extern_ size_t name##_visit(const name *c, void (*fn)(type *, void *), void *arg);                       \
+    TIMER_LK_extern_ int name##_visit_until(const name *c, int (*fn)(type *, void *), void *arg);                     \
+    TIMER_LK_ND_extern_ int name##_reserve(name *c, size_t n);                                                        \
+    TIMER_LK_extern_ int64_t name##_min_time(const name *c);                                                          \
+    TIMER_LK_extern_ size_t name##_size(const name *c);                                                               \
+    TIMER_LK_extern_ bool name##_empty(const name *c);                                                                \
+    TIMER_LK_extern_ bool name##_pending(const type *item);                                                           \
+    TIMER_LK_extern_ bool name##_due(const type *item);                                                               \
+    TIMER_LK_extern_ int64_t name##_expire(const type *item);                                                         \
+    TIMER_LK_extern_ type *name##_entry(struct tlist *link);                                                          \
+    TIMER_LK_ND_extern_ const char *name##_check(const name *c);
 
 TIMER_FUNCTIONS_END_
 
@@ -1179,7 +1270,8 @@ TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node 
 
 TIMER_INLINE_ bool timer_set_remove(struct timer_set *s, struct timer_set_node *n)
 {
-    assert(timer_set_owns_(s, n) && "timer_set_remove: the item is pending in another set, not this one");
+    assert(timer_set_owns_(s, n) && "timer_set_remove: the item is not in this set (another set holds it, "
+           "or init was called on this one while it held items: clear() empties a set in use)");
     return n != NULL && timer_set_unlink_(s, n);
 }
 
@@ -1187,7 +1279,8 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is pending in another set, not this one");
+    assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is not in this set (another set holds it, "
+           "or init was called on this one while it held items: clear() empties a set in use)");
     if (n->parent != 0 && s->count == 0)
         return -EINVAL;                     /* another set's item */
     timer_set_unlink_(s, n);
@@ -1363,6 +1456,15 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_SET_DEFINE(type, member) TIMER_SHORT_DEFINE_(SET, set, type, member)
+
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_SET_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_SET_DECLARE(name, type, member) \
+    TIMER_SET_DEFINE_TYPE(name)                \
+    TIMER_SET_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_SET_IMPLEMENT(name, type, member) TIMER_WRAPPERS_(name, type, member, timer_set, set, extern_)
 
 TIMER_FUNCTIONS_END_
 
@@ -1840,7 +1942,8 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         return true;
     }
     if (!timer_heap_holds_(h, n)) {
-        assert(0 && "timer_heap_remove: the item is pending in another heap, not this one");
+        assert(0 && "timer_heap_remove: the item is not in this heap (another heap holds it, "
+               "or init was called on this one while it held items: clear() empties a heap in use)");
         return false;
     }
     timer_heap_delete_(h, n->u.heap.pos - 1);
@@ -1870,7 +1973,8 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     count = h->count;
     i = n->u.heap.pos - 1;
     if (i >= count || a[i].node != n) {     /* timer_heap_holds_ */
-        assert(0 && "timer_heap_reschedule: the item is pending in another heap, not this one");
+        assert(0 && "timer_heap_reschedule: the item is not in this heap (another heap holds it, "
+               "or init was called on this one while it held items: clear() empties a heap in use)");
         return -EINVAL;
     }
     e.expire = expire;
@@ -2003,6 +2107,15 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_HEAP_DEFINE(type, member) TIMER_SHORT_DEFINE_(HEAP, heap, type, member)
+
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_HEAP_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_HEAP_DECLARE(name, type, member) \
+    TIMER_HEAP_DEFINE_TYPE(name)                \
+    TIMER_HEAP_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_HEAP_IMPLEMENT(name, type, member) TIMER_WRAPPERS_(name, type, member, timer_heap, heap, extern_)
 
 TIMER_FUNCTIONS_END_
 
@@ -2537,7 +2650,8 @@ TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
     bool ours = w->count != 0 && (prev != next || timer_wheel_is_head_(w, prev));
-    assert(ours && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
+    assert(ours && "timer_wheel_remove/reschedule: the item is not in this wheel (another wheel holds it, or init "
+                   "was called on this one while it held items: clear() empties a wheel in use)");
     if (!ours)
         return false;
     if (prev == next)                       /* n was alone: its list is empty now */
@@ -2551,7 +2665,8 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
 {
     if (n == NULL || n->link.next == NULL)
         return false;
-    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_remove: the item is pending in another wheel, not this one");
+    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_remove: the item is not in this wheel (another wheel holds it, "
+           "or init was called on this one while it held items: clear() empties a wheel in use)");
     if (n->expire < 0)
         tlist_remove(&n->link);             /* due: leave the result list */
     else if (!timer_wheel_cut_(w, n))
@@ -2570,7 +2685,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
+    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_reschedule: the item is not in this wheel (another wheel holds "
+           "it, or init was called on this one while it held items: clear() empties a wheel in use)");
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         size_t i = timer_wheel_slot_(w->now, expire);
         if (n->link.next != &w->slot[i]) {
@@ -2612,7 +2728,7 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
 {
     uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1, up;
     size_t p = 128 * l + (group & 127), k = 0, j = l - 1;
-    struct tlist *ph = &w->slot[p], *pos, *next, *first = NULL, *end;
+    struct tlist *ph = &w->slot[p], *pos = NULL, *next, *first = NULL, *end;
     int64_t last = 0;
     bool fresh = w->occupied[2 * j + (group & 1)] == 0, run = false;
     for (; fresh && j > 0 && ((up = (uint64_t)w->now >> (TIMER_WHEEL_BITS * j)) & 63) == 63; j--)
@@ -2675,7 +2791,8 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
         while ((l < 2 || ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l - 2) & 3) != 0) && tbitmap_test(w->occupied, p = timer_wheel_pending_(w, l)) &&
                w->slot[p].next != w->slot[p].prev && (k = timer_wheel_step_(w, l, budget)) != 0)
             budget -= k;                    /* step_ spends no more than budget */
-    w->settled = w->count, w->debt = 0;
+    w->settled = w->count;
+    w->debt = 0;
 }
 
 /* The pending slots whose range is level l's second half: level l + 1's,
@@ -2975,6 +3092,15 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_WHEEL_DEFINE(type, member) TIMER_SHORT_DEFINE_(WHEEL, wheel, type, member)
+
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_WHEEL_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_WHEEL_DECLARE(name, type, member) \
+    TIMER_WHEEL_DEFINE_TYPE(name)                \
+    TIMER_WHEEL_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_WHEEL_IMPLEMENT(name, type, member) TIMER_WRAPPERS_(name, type, member, timer_wheel, wheel, extern_)
 
 TIMER_FUNCTIONS_END_
 

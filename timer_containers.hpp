@@ -147,11 +147,11 @@
 #include <type_traits>
 #include <utility>
 
-#if TIMER_CXX_STD_ >= 201703L
-#define TIMER_CXX_NODISCARD_ [[nodiscard]]
-#else
-#define TIMER_CXX_NODISCARD_
-#endif
+/* [[nodiscard]] in C++17, gcc's and clang's warn_unused_result in C++11 and
+ * 14, where a dropped result (an insert that failed, a pop whose range no
+ * loop takes) is otherwise silent; TIMER_NODISCARD (list.h) decides, and
+ * defined empty before including turns both off. */
+#define TIMER_CXX_NODISCARD_ TIMER_NODISCARD
 /* The calls that only forward to the C wrappers are forced inline: left to
  * the inliner, the extra layer changes its choices (gcc then leaves the
  * wheel's reschedule, which C inlines, a call: 30% more instructions). */
@@ -303,6 +303,10 @@ public:
     TIMER_CXX_NODISCARD_ TIMER_CXX_INLINE_ int reschedule_range(int64_t earliest, int64_t latest, T &item)
     {
         return timers_reschedule_range(&c_, earliest, latest, in(item));
+    }
+    TIMER_CXX_NODISCARD_ TIMER_CXX_INLINE_ int reschedule_near(int64_t when, int64_t slack, T &item)
+    {
+        return timers_reschedule_near(&c_, when, slack, in(item));
     }
     TIMER_CXX_INLINE_ bool remove(T &item) { return timers_remove(&c_, in(item)); }
     TIMER_CXX_NODISCARD_ TIMER_CXX_INLINE_ due_range pop(int64_t now)
@@ -532,6 +536,17 @@ public:
             r = expiry_ticks(latest, hi);
         return r != 0 ? r : Timers::reschedule_range(lo, hi, item);
     }
+    /* The slack in ticks rounds down (what is kept is never further from
+     * the expiry than asked); a negative one is -EINVAL. */
+    template <class D, class R, class P>
+    TIMER_CXX_NODISCARD_ int reschedule_near(std::chrono::time_point<Clock, D> when, std::chrono::duration<R, P> slack,
+                                             value_type &item)
+    {
+        int64_t t, s = detail::count_of(slack);
+        int r = s < 0 ? -EINVAL : expiry_ticks(when, t);
+        s = detail::scale<std::ratio_divide<P, typename Tick::period> >::down(s);
+        return r != 0 ? r : Timers::reschedule_near(t, s, item);
+    }
     template <class D>
     TIMER_CXX_NODISCARD_ due_range pop(std::chrono::time_point<Clock, D> now)
     {
@@ -661,6 +676,10 @@ public:
     TIMER_CXX_NODISCARD_ int reschedule_range(int64_t earliest, int64_t latest, value_type &ev)
     {
         return elsewhere(ev) ? -EINVAL : own(ev, base::reschedule_range(earliest, latest, ev));
+    }
+    TIMER_CXX_NODISCARD_ int reschedule_near(int64_t when, int64_t slack, value_type &ev)
+    {
+        return elsewhere(ev) ? -EINVAL : own(ev, base::reschedule_near(when, slack, ev));
     }
     bool remove(value_type &ev) { return !elsewhere(ev) && base::remove(ev); }
 

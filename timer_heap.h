@@ -470,7 +470,8 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         return true;
     }
     if (!timer_heap_holds_(h, n)) {
-        assert(0 && "timer_heap_remove: the item is pending in another heap, not this one");
+        assert(0 &&
+               "timer_heap_remove: the item is not in this heap (another heap holds it, or init was called while this one held it)");
         return false;
     }
     timer_heap_delete_(h, n->u.heap.pos - 1);
@@ -500,7 +501,8 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     count = h->count;
     i = n->u.heap.pos - 1;
     if (i >= count || a[i].node != n) {     /* timer_heap_holds_ */
-        assert(0 && "timer_heap_reschedule: the item is pending in another heap, not this one");
+        assert(0 &&
+               "timer_heap_reschedule: the item is not in this heap (another heap holds it, or init was called while this one held it)");
         return -EINVAL;
     }
     e.expire = expire;
@@ -633,6 +635,15 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_HEAP_DEFINE(type, member) TIMER_SHORT_DEFINE_(HEAP, heap, type, member)
+
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_HEAP_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_HEAP_DECLARE(name, type, member) \
+    TIMER_HEAP_DEFINE_TYPE(name)                \
+    TIMER_HEAP_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_HEAP_IMPLEMENT(name, type, member) TIMER_WRAPPERS_(name, type, member, timer_heap, heap, extern_)
 
 TIMER_FUNCTIONS_END_
 

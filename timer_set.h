@@ -448,7 +448,8 @@ TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node 
 
 TIMER_INLINE_ bool timer_set_remove(struct timer_set *s, struct timer_set_node *n)
 {
-    assert(timer_set_owns_(s, n) && "timer_set_remove: the item is pending in another set, not this one");
+    assert(timer_set_owns_(s, n) &&
+           "timer_set_remove: the item is not in this set (another set holds it, or init was called while this one held it)");
     return n != NULL && timer_set_unlink_(s, n);
 }
 
@@ -456,7 +457,8 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is pending in another set, not this one");
+    assert(timer_set_owns_(s, n) &&
+           "timer_set_reschedule: the item is not in this set (another set holds it, or init was called while this one held it)");
     if (n->parent != 0 && s->count == 0)
         return -EINVAL;                     /* another set's item */
     timer_set_unlink_(s, n);
@@ -632,6 +634,15 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_SET_DEFINE(type, member) TIMER_SHORT_DEFINE_(SET, set, type, member)
+
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_SET_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_SET_DECLARE(name, type, member) \
+    TIMER_SET_DEFINE_TYPE(name)                \
+    TIMER_SET_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_SET_IMPLEMENT(name, type, member) TIMER_WRAPPERS_(name, type, member, timer_set, set, extern_)
 
 TIMER_FUNCTIONS_END_
 

@@ -528,7 +528,8 @@ TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
     bool ours = w->count != 0 && (prev != next || timer_wheel_is_head_(w, prev));
-    assert(ours && "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
+    assert(ours &&
+           "timer_wheel_remove/reschedule: the item is not in this wheel (another wheel holds it, or init was called while this one held it)");
     if (!ours)
         return false;
     if (prev == next)                       /* n was alone: its list is empty now */
@@ -542,7 +543,8 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
 {
     if (n == NULL || n->link.next == NULL)
         return false;
-    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_remove: the item is pending in another wheel, not this one");
+    assert(timer_wheel_holds_(w, n, 7) &&
+           "timer_wheel_remove: the item is not in this wheel (another wheel holds it, or init was called while this one held it)");
     if (n->expire < 0)
         tlist_remove(&n->link);             /* due: leave the result list */
     else if (!timer_wheel_cut_(w, n))
@@ -561,7 +563,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_reschedule: the item is pending in another wheel, not this one");
+    assert(timer_wheel_holds_(w, n, 7) &&
+           "timer_wheel_reschedule: the item is not in this wheel (another wheel holds it, or init was called while this one held it)");
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         size_t i = timer_wheel_slot_(w->now, expire);
         if (n->link.next != &w->slot[i]) {
@@ -603,7 +606,7 @@ TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size
 {
     uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1, up;
     size_t p = 128 * l + (group & 127), k = 0, j = l - 1;
-    struct tlist *ph = &w->slot[p], *pos, *next, *first = NULL, *end;
+    struct tlist *ph = &w->slot[p], *pos = NULL, *next, *first = NULL, *end;
     int64_t last = 0;
     bool fresh = w->occupied[2 * j + (group & 1)] == 0, run = false;
     for (; fresh && j > 0 && ((up = (uint64_t)w->now >> (TIMER_WHEEL_BITS * j)) & 63) == 63; j--)
@@ -666,7 +669,8 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
         while ((l < 2 || ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l - 2) & 3) != 0) && tbitmap_test(w->occupied, p = timer_wheel_pending_(w, l)) &&
                w->slot[p].next != w->slot[p].prev && (k = timer_wheel_step_(w, l, budget)) != 0)
             budget -= k;                    /* step_ spends no more than budget */
-    w->settled = w->count, w->debt = 0;
+    w->settled = w->count;
+    w->debt = 0;
 }
 
 /* The pending slots whose range is level l's second half: level l + 1's,
@@ -966,6 +970,15 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_WHEEL_DEFINE(type, member) TIMER_SHORT_DEFINE_(WHEEL, wheel, type, member)
+
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_WHEEL_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_WHEEL_DECLARE(name, type, member) \
+    TIMER_WHEEL_DEFINE_TYPE(name)                \
+    TIMER_WHEEL_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_WHEEL_IMPLEMENT(name, type, member) TIMER_WRAPPERS_(name, type, member, timer_wheel, wheel, extern_)
 
 TIMER_FUNCTIONS_END_
 

@@ -1334,6 +1334,47 @@ static void test_reschedule_range(void)
     th_fini(&h);
 }
 
+/* reschedule_near(c, expire, slack, item) (v2.3, nginx's lazy rule): a
+ * pending item whose expiry lies in [expire - slack, expire + slack] stays
+ * exactly as it is; anything else is reschedule(expire), exactly there (not
+ * at the window's end, as reschedule_range would); bad arguments change
+ * nothing. */
+static void test_reschedule_near(void)
+{
+    struct th h;
+
+    th_init(&h, 6, 100);
+    TH_EQ(th_insert(&h, 0, 500), 0);
+    TH_EQ(th_insert(&h, 1, 500), 0);
+    TH_EQ(th_reschedule_near(&h, 0, 700, 200), 0);     /* 500 >= 700 - 200: kept, no new arrival */
+    TH_EQ(th_reschedule_near(&h, 0, 300, 200), 0);     /* 500 <= 300 + 200: kept */
+    TH_EQ(th_reschedule_near(&h, 1, 500, 0), 0);       /* slack 0: kept only when equal */
+    TH_EQ(tc_expire(h.item[0]), 500);
+    TH_EQ(th_reschedule_near(&h, 0, 701, 200), 0);     /* 1 beyond the window: moved, exactly */
+    TH_EQ(tc_expire(h.item[0]), 701);
+    TH_EQ(th_reschedule_near(&h, 0, 400, 300), 0);     /* earlier, out of reach: moved back */
+    TH_EQ(tc_expire(h.item[0]), 400);
+    TH_EQ(th_reschedule_near(&h, 2, 20, 1000), 0);     /* idle: armed at expire */
+    TH_EQ(tc_expire(h.item[2]), 20);
+    TH_EQ(th_reschedule_near(&h, 3, INT64_MAX, INT64_MAX), 0);   /* no overflow at the ends */
+    TH_EQ(th_reschedule_near(&h, 3, 0, INT64_MAX), 0);
+    TH_EQ(tc_expire(h.item[3]), INT64_MAX);
+    TH_EQ(th_reschedule_near(&h, 4, -1, 5), -EINVAL);  /* bad: nothing changes */
+    TH_EQ(th_reschedule_near(&h, 0, 500, -1), -EINVAL);
+    TH_EQ(tc_reschedule_near(&h.c, 10, 0, NULL), -EINVAL);
+    TH_EQ(tc_expire(h.item[0]), 400);
+    th_verify(&h);
+    TH_EQ(th_pop(&h, 20), 1);
+    TH_EQ(th_reschedule_near(&h, 2, 20, 5), 0);        /* due: never kept; pending again at expire */
+    TH_EQ(tc_pending(h.item[2]), true);
+    TH_EQ(th_pop(&h, 500), 3);                         /* 2, 0, then 1 */
+    TH_EQ(th_drain_one(&h), 2);
+    TH_EQ(th_drain_one(&h), 0);
+    TH_EQ(th_drain_one(&h), 1);
+    th_verify(&h);
+    th_fini(&h);
+}
+
 /* visit_until (v2.2): the walk of visit that stops at the first fn that
  * returns non-zero, and returns that value (libevent's
  * event_base_foreach_event): the items it hands fn are visit's, in visit's
@@ -1691,6 +1732,7 @@ static const struct {
     { "foreach_rearm", test_foreach_rearm },
     { "first", test_first },
     { "reschedule_range", test_reschedule_range },
+    { "reschedule_near", test_reschedule_near },
     { "visit", test_visit },
     { "visit_until", test_visit_until },
     { "no_quadratic_traps", test_no_quadratic_traps },

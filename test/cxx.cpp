@@ -186,6 +186,13 @@ static void calls()
     CHECK_EQ(t.expire(it[2]), 120);
     CHECK_EQ(t.reschedule_range(200, 300, it[3]), 0); /* idle: reschedule(300) */
     CHECK_EQ(t.expire(it[3]), 300);
+    CHECK_EQ(t.reschedule_near(100, 20, it[2]), 0);   /* 120 within 100 +- 20: unchanged */
+    CHECK_EQ(t.expire(it[2]), 120);
+    CHECK_EQ(t.reschedule_near(100, -1, it[2]), -EINVAL);
+    CHECK_EQ(t.reschedule_near(99, 20, it[3]), 0);    /* 300 is not: moved, exactly to 99 */
+    CHECK_EQ(t.expire(it[3]), 99);
+    CHECK_EQ(t.reschedule_near(300, 0, it[3]), 0);
+    CHECK_EQ(t.expire(it[3]), 300);
     CHECK_EQ(t.size(), 4);
     CHECK_EQ(t.reserve(100), 0);
     CHECK(t.check() == nullptr);
@@ -601,6 +608,15 @@ static void chrono_tick_boundaries()
     CHECK(C::expire(a) == at_ns(10 * ms));
     CHECK_EQ(t.reschedule_range(at_ns(8 * ms), at_ns(12 * ms), a), 0); /* within: unchanged */
     CHECK(C::expire(a) == at_ns(10 * ms));
+    /* reschedule_near: the expiry rounds up, the slack down (2.9 ms: 2 ticks) */
+    CHECK_EQ(t.reschedule_near(at_ns(8 * ms), nanoseconds(2 * ms + 900000), a), 0); /* 10 within 8 +- 2 */
+    CHECK(C::expire(a) == at_ns(10 * ms));
+    CHECK_EQ(t.reschedule_near(at_ns(7 * ms + 1), std::chrono::microseconds(1999), a), 0); /* 10 not within 8 +- 1 */
+    CHECK(C::expire(a) == at_ns(8 * ms));
+    CHECK_EQ(t.reschedule_near(at_ns(8 * ms), nanoseconds(-1), a), -EINVAL);
+    CHECK_EQ(t.reschedule_near(at_ns(-1), milliseconds(5), a), -EINVAL);
+    CHECK(C::expire(a) == at_ns(8 * ms));
+    CHECK_EQ(t.reschedule_range(at_ns(10 * ms), at_ns(10 * ms), a), 0);
     /* a `now` before the epoch pops nothing */
     CHECK(t.pop(at_ns(-3 * ms)).empty());
     /* the last time point: its tick (rounded up) is one past the last `now`'s
@@ -790,6 +806,8 @@ static void events_two_loops()
         CHECK_EQ(two.insert(5, a), -EBUSY);
         CHECK_EQ(two.reschedule(7, a), -EINVAL);
         CHECK_EQ(two.reschedule_range(1, 9, a), -EINVAL);
+        CHECK_EQ(two.reschedule_near(5, 9, a), -EINVAL);
+        CHECK_EQ(one.reschedule_near(7, 2, a), 0); /* within: stays at 5 */
         CHECK(!two.remove(a));
         CHECK_EQ(one.expire(a), 5);
         CHECK(one.check() == nullptr && two.check() == nullptr);

@@ -507,6 +507,30 @@ static inline int th_reschedule_range(struct th *h, size_t i, int64_t lo, int64_
     return rc;
 }
 
+/* reschedule_near (v2.3): a pending item whose expiry is within slack of
+ * expire (expire - slack <= it <= expire + slack) stays as it is (0, not
+ * even a new arrival); expire or slack negative changes nothing (-EINVAL);
+ * anything else is reschedule(expire). The model's rule, written apart
+ * from list.h's. */
+static inline int th_reschedule_near(struct th *h, size_t i, int64_t expire, int64_t slack)
+{
+    const struct th_model *m = &h->m[i];
+    bool inside = m->state == TH_PENDING && expire >= 0 && slack >= 0 &&
+                  (m->expire <= expire ? (uint64_t)(expire - m->expire) <= (uint64_t)slack
+                                       : (uint64_t)(m->expire - expire) <= (uint64_t)slack);
+    bool armed = tk_fail_armed() && m->state != TH_PENDING && th_may_need_memory(h);
+    long failed = tk_failed_allocs();
+    int want = expire < 0 || slack < 0 ? -EINVAL : 0, rc;
+
+    th_note_t("reschedule_near", (long)i, expire);
+    rc = tc_reschedule_near(&h->c, expire, slack, h->item[i]);
+    th_check_rc(__LINE__, "reschedule_near", rc, want, want == 0 && !inside ? th_nomem_alt(want, armed) : 0);
+    th_check_nomem(rc, failed);
+    if (rc == 0 && !inside)
+        th_model_arm(h, i, expire);
+    return rc;
+}
+
 /* first (v2.1): the pending item with the least (expiry, arrival), the one
  * pop would hand out first; NULL when nothing is pending. */
 static inline void th_first(struct th *h)
