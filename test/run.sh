@@ -251,6 +251,12 @@ registry() {
     t types-only.own-bool           test  -  build_run types/types_bool "$CC" $C99 -O2 types_bool.c
     t types-only.macros             test  -  types_macros "$CC"
 
+    # v2.3: a dropped result that reports an error warns, in C and C++.
+    t nodiscard.gcc                 test  -  nodiscard gcc
+    needs nodiscard.clang "clang not installed" have clang
+    t nodiscard.clang               test  -  nodiscard clang
+    needs -
+
     # v2.2: two versions in one translation unit stop at the second's first
     # line, naming both (a copy of the headers faked to another version by
     # pkg/set_version.sh, the way a release bumps it).
@@ -490,6 +496,33 @@ typedef struct timer { struct timer_set_node ts; struct timer_heap_node th; stru
         printf '%s\nTIMER_SET_DEFINE(conn, ts)\nTIMER_HEAP_DEFINE(conn, th)\nTIMER_WHEEL_DEFINE(conn, tw)\nTIMER_WHEEL_DEFINE_NAMED(tw, timer, tw)\n' \
             "$de_pre" >"$de_dir/good.c"
         $1 -std=$de_std -Wall -Wextra -Wpedantic -Werror -I.. -fsyntax-only "$de_dir/good.c" || return 1
+    done
+}
+
+# nodiscard COMPILER: a dropped result that reports an error warns (v2.3,
+# TIMER_NODISCARD): nodiscard/mistakes.c as C99 (warn_unused_result) and
+# C2x ([[nodiscard]]), nodiscard/mistakes.cpp as C++11 and 14 (the
+# attribute) and 17 ([[nodiscard]]), each with -Werror: every line marked
+# MISTAKE, and no other, has an error for its unused result. With
+# TIMER_NODISCARD defined empty, both compile clean.
+nodiscard() {
+    nd_cxx=${1%cc}++
+    for nd_case in "$1 -std=c99 -x c" "$1 -std=c2x -x c" "$nd_cxx -std=c++11 -x c++" "$nd_cxx -std=c++14 -x c++" \
+        "$nd_cxx -std=c++17 -x c++"; do
+        case $nd_case in *c++) nd_src=nodiscard/mistakes.cpp ;; *) nd_src=nodiscard/mistakes.c ;; esac
+        # shellcheck disable=SC2086 # the words are the compiler and its flags
+        # gcc leaves the warning to its code generation (unless the result is a class); clang warns in its front end
+        case $nd_case in gcc* | g++*) nd_only="-c -o /dev/null" ;; *) nd_only=-fsyntax-only ;; esac
+        # shellcheck disable=SC2086
+        $nd_case -Wall -Wextra -Werror -I.. $nd_only "$nd_src" >"$T_OUT.out" 2>&1 &&
+            { echo "$nd_case: $nd_src compiled"; return 1; }
+        nd_got=$(sed -n "s|^$nd_src:\([0-9]*\):[0-9]*: error: .*unused.result.*|\1|p" "$T_OUT.out" | sort -un | tr '\n' ' ')
+        nd_want=$(grep -nE '(/[*]|//) MISTAKE' "$nd_src" | cut -d: -f1 | tr '\n' ' ')
+        echo "$nd_case: unused-result errors at lines $nd_got"
+        [ "$nd_got" = "$nd_want" ] || { cat "$T_OUT.out"; echo "  want lines $nd_want"; return 1; }
+        # shellcheck disable=SC2086
+        $nd_case -Wall -Wextra -Werror -DTIMER_NODISCARD= -I.. $nd_only "$nd_src" ||
+            { echo "  with TIMER_NODISCARD empty it does not compile"; return 1; }
     done
 }
 
