@@ -251,6 +251,17 @@ registry() {
     t types-only.own-bool           test  -  build_run types/types_bool "$CC" $C99 -O2 types_bool.c
     t types-only.macros             test  -  types_macros "$CC"
 
+    # v2.3: the functions compiled once, in one file (DECLARE everywhere,
+    # IMPLEMENT in one): the wrappers are the same for every kind, so make
+    # test builds the wheel's, make check all three.
+    for k in $ALL_KINDS; do
+        if [ $k = wheel ]; then dt_tier=test; else dt_tier=check; fi
+        t declare.$k                $dt_tier -  declare_test $k
+    done
+    # and what it saves: the text of 20 files that call insert and remove,
+    # DEFINE in each against DECLARE + one IMPLEMENT (docs/big-programs.md)
+    t declare.text-size             check -  env CC="$CC" sh declare/text_size.sh "$B/declare/text-size"
+
     # v2.3: a dropped result that reports an error warns, in C and C++.
     t nodiscard.gcc                 test  -  nodiscard gcc
     needs nodiscard.clang "clang not installed" have clang
@@ -524,6 +535,30 @@ nodiscard() {
         $nd_case -Wall -Wextra -Werror -DTIMER_NODISCARD= -I.. $nd_only "$nd_src" ||
             { echo "  with TIMER_NODISCARD empty it does not compile"; return 1; }
     done
+}
+
+# declare_test KIND: the DECLARE/IMPLEMENT forms (v2.3) as a big program
+# uses them (declare/): declare_a.c holds the definitions, declare_b.c the
+# prototypes alone; built with -Wmissing-prototypes and -Wredundant-decls,
+# they link and run; nm finds insert and remove defined in declare_a.o and
+# only called from declare_b.o, which defines no function of the container;
+# and declare_b.c built as C++ links with the C declare_a.o and runs.
+declare_test() {
+    dt_d=$B/declare/$1
+    dt_flags="$C99 -Wmissing-prototypes -Wredundant-decls -DTK_$(upper "$1") -O2"
+    mkdir -p "$dt_d" &&
+        "$CC" $dt_flags -c -o "$dt_d/a.o" declare/declare_a.c &&
+        "$CC" $dt_flags -c -o "$dt_d/b.o" declare/declare_b.c &&
+        "$CC" -o "$dt_d/ab" "$dt_d/a.o" "$dt_d/b.o" && "$dt_d/ab" || return 1
+    for dt_fn in dc_insert dc_remove; do
+        nm "$dt_d/a.o" | grep -q " T $dt_fn\$" || { echo "declare_a.o does not define $dt_fn"; return 1; }
+        nm "$dt_d/b.o" | grep -q " U $dt_fn\$" || { echo "declare_b.o does not call $dt_fn"; return 1; }
+    done
+    dt_own=$(nm "$dt_d/b.o" | grep -E ' [TtWw] (dc_|timer_)')
+    [ -z "$dt_own" ] || { echo "declare_b.o has copies of its own:"; echo "$dt_own"; return 1; }
+    echo "nm: dc_insert and dc_remove are defined in declare_a.o alone; declare_b.o defines none"
+    g++ $CXX11 -Wredundant-decls -DTK_$(upper "$1") -O2 -x c++ -c -o "$dt_d/b_cxx.o" declare/declare_b.c &&
+        g++ -o "$dt_d/ab_cxx" "$dt_d/a.o" "$dt_d/b_cxx.o" && "$dt_d/ab_cxx"
 }
 
 # version_clash COMPILER: a copy of the headers (and its single file) set
