@@ -146,7 +146,8 @@ struct tlist {
  * expand in the user's code (tlist_entry, the DEFINEs) use C++ casts there
  * instead (TIMER_CAST_). */
 #if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
-#define TIMER_FUNCTIONS_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"")
+#define TIMER_FUNCTIONS_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"") \
+    _Pragma("GCC diagnostic ignored \"-Wzero-as-null-pointer-constant\"")
 #define TIMER_FUNCTIONS_END_ _Pragma("GCC diagnostic pop")
 #else
 #define TIMER_FUNCTIONS_BEGIN_

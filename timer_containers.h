@@ -158,7 +158,8 @@ struct tlist {
  * expand in the user's code (tlist_entry, the DEFINEs) use C++ casts there
  * instead (TIMER_CAST_). */
 #if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
-#define TIMER_FUNCTIONS_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"")
+#define TIMER_FUNCTIONS_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"") \
+    _Pragma("GCC diagnostic ignored \"-Wzero-as-null-pointer-constant\"")
 #define TIMER_FUNCTIONS_END_ _Pragma("GCC diagnostic pop")
 #else
 #define TIMER_FUNCTIONS_BEGIN_
@@ -387,8 +388,8 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_OWNS_(core, c, n, fn)                                                                     \
     do {                                                                                                \
         if (!core##_owns_(c, n))                                                                        \
-            timer_fail_(fn, "misuse: the item is not in this container (another holds it, or init " \
-                        "was called on this one while it held items: clear() empties one in use)");    \
+            timer_fail_(fn, "misuse: the item is not in this container (another holds it, or init "    \
+                        "was called while this one held it)");                                         \
     } while (0)
 #else
 #define TIMER_AFTER_(core, c, fn) ((void)0)
@@ -492,13 +493,6 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_LK_inline_ TIMER_INLINE_
 #define TIMER_LK_ND_inline_ TIMER_NODISCARD TIMER_INLINE_
 #define TIMER_LK_ND_extern_ TIMER_LK_extern_ TIMER_NODISCARD
-
-/* A pending expiry `at` within `slack` of `expire`: expire - slack <= at <=
- * expire + slack, both ends included (all three >= 0: no overflow). */
-TIMER_INLINE_ bool timer_near_(int64_t at, int64_t expire, int64_t slack)
-{
-    return at >= expire ? at - expire <= slack : expire - at <= slack;
-}
 
 /* The typed wrappers that TIMER_SET/HEAP/WHEEL_DEFINE_FUNCTIONS generate for
  * a container `name` of items `type` holding their node in `member`: each
@@ -1270,8 +1264,8 @@ TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node 
 
 TIMER_INLINE_ bool timer_set_remove(struct timer_set *s, struct timer_set_node *n)
 {
-    assert(timer_set_owns_(s, n) && "timer_set_remove: the item is not in this set (another set holds it, "
-           "or init was called on this one while it held items: clear() empties a set in use)");
+    assert(timer_set_owns_(s, n) &&
+           "timer_set_remove: the item is not in this set (another set holds it, or init was called while this one held it)");
     return n != NULL && timer_set_unlink_(s, n);
 }
 
@@ -1279,8 +1273,8 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is not in this set (another set holds it, "
-           "or init was called on this one while it held items: clear() empties a set in use)");
+    assert(timer_set_owns_(s, n) &&
+           "timer_set_reschedule: the item is not in this set (another set holds it, or init was called while this one held it)");
     if (n->parent != 0 && s->count == 0)
         return -EINVAL;                     /* another set's item */
     timer_set_unlink_(s, n);
@@ -1942,8 +1936,8 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         return true;
     }
     if (!timer_heap_holds_(h, n)) {
-        assert(0 && "timer_heap_remove: the item is not in this heap (another heap holds it, "
-               "or init was called on this one while it held items: clear() empties a heap in use)");
+        assert(0 &&
+               "timer_heap_remove: the item is not in this heap (another heap holds it, or init was called while this one held it)");
         return false;
     }
     timer_heap_delete_(h, n->u.heap.pos - 1);
@@ -1973,8 +1967,8 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     count = h->count;
     i = n->u.heap.pos - 1;
     if (i >= count || a[i].node != n) {     /* timer_heap_holds_ */
-        assert(0 && "timer_heap_reschedule: the item is not in this heap (another heap holds it, "
-               "or init was called on this one while it held items: clear() empties a heap in use)");
+        assert(0 &&
+               "timer_heap_reschedule: the item is not in this heap (another heap holds it, or init was called while this one held it)");
         return -EINVAL;
     }
     e.expire = expire;
@@ -2650,8 +2644,8 @@ TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
     bool ours = w->count != 0 && (prev != next || timer_wheel_is_head_(w, prev));
-    assert(ours && "timer_wheel_remove/reschedule: the item is not in this wheel (another wheel holds it, or init "
-                   "was called on this one while it held items: clear() empties a wheel in use)");
+    assert(ours &&
+           "timer_wheel_remove/reschedule: the item is not in this wheel (another wheel holds it, or init was called while this one held it)");
     if (!ours)
         return false;
     if (prev == next)                       /* n was alone: its list is empty now */
@@ -2665,8 +2659,8 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
 {
     if (n == NULL || n->link.next == NULL)
         return false;
-    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_remove: the item is not in this wheel (another wheel holds it, "
-           "or init was called on this one while it held items: clear() empties a wheel in use)");
+    assert(timer_wheel_holds_(w, n, 7) &&
+           "timer_wheel_remove: the item is not in this wheel (another wheel holds it, or init was called while this one held it)");
     if (n->expire < 0)
         tlist_remove(&n->link);             /* due: leave the result list */
     else if (!timer_wheel_cut_(w, n))
@@ -2685,8 +2679,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_wheel_holds_(w, n, 7) && "timer_wheel_reschedule: the item is not in this wheel (another wheel holds "
-           "it, or init was called on this one while it held items: clear() empties a wheel in use)");
+    assert(timer_wheel_holds_(w, n, 7) &&
+           "timer_wheel_reschedule: the item is not in this wheel (another wheel holds it, or init was called while this one held it)");
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         size_t i = timer_wheel_slot_(w->now, expire);
         if (n->link.next != &w->slot[i]) {

@@ -530,7 +530,7 @@ public:
     TIMER_CXX_NODISCARD_ int reschedule_range(std::chrono::time_point<Clock, D1> earliest,
                                               std::chrono::time_point<Clock, D2> latest, value_type &item)
     {
-        int64_t lo, hi;
+        int64_t lo, hi = 0; /* = 0: clang's -Wconditional-uninitialized cannot see r != 0 guard it */
         int r = expiry_ticks(earliest, lo);
         if (r == 0)
             r = expiry_ticks(latest, hi);
@@ -542,7 +542,7 @@ public:
     TIMER_CXX_NODISCARD_ int reschedule_near(std::chrono::time_point<Clock, D> when, std::chrono::duration<R, P> slack,
                                              value_type &item)
     {
-        int64_t t, s = detail::count_of(slack);
+        int64_t t = 0, s = detail::count_of(slack); /* = 0: as hi in reschedule_range */
         int r = s < 0 ? -EINVAL : expiry_ticks(when, t);
         s = detail::scale<std::ratio_divide<P, typename Tick::period> >::down(s);
         return r != 0 ? r : Timers::reschedule_near(t, s, item);

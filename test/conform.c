@@ -1523,7 +1523,9 @@ static void test_no_quadratic_traps(void)
     TH_EQ(k, n);
     TH_EQ(tc_pop(&c, 2000, &out), 0);
     for (i = 0; i < n; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
         TH_EQ(tc_insert(&c, 2001 + (int64_t)(x % (1u << 20)), &items[i]), 0);
     }
     TH_EXPECT(conf_overdue(&c) <= 64, "%zu of %zu random inserts after pop(TIMER_NEVER) went into the wheel's sorted overdue list",
@@ -1563,7 +1565,9 @@ static void test_no_quadratic_traps(void)
      * round moved all 10,000 items again; a few out of order must not. */
     TH_EQ(tc_pop(&c, 3000, &out), 0);
     for (i = 0; i < 10000; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
         TH_EQ(tc_insert(&c, 3000 + 4096 + (int64_t)(x % 4096), &items[i]), 0);
     }
     {

@@ -74,7 +74,10 @@ KINDS=$ALL_KINDS
 C99="-std=c99 -Wall -Wextra -Wpedantic -Werror -Wshadow -I.."
 CXX11="-std=c++11 -Wall -Wextra -Werror -I.."
 # what strict C++ users turn on: cxx.cpp and the C++ examples build with it
-CXX_STRICT="-Wall -Wextra -Wpedantic -Wconversion -Wold-style-cast -Wshadow -Werror -I.."
+CXX_STRICT="-Wall -Wextra -Wpedantic -Wconversion -Wold-style-cast -Wshadow -Wzero-as-null-pointer-constant -Werror -I.."
+# nginx's clang flags (its auto/cc/clang: -O, the warnings, -Werror), and
+# -Wcomma: a project that builds with them includes our headers (v2.3)
+NGINX_CLANG="-O -Wall -Wextra -Wpointer-arith -Wconditional-uninitialized -Wzero-as-null-pointer-constant -Wno-unused-parameter -Wcomma -Werror -I.."
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 # abort_on_error: th_on_abort then prints the failing step after the report
 ASAN_OPTIONS=abort_on_error=1
@@ -198,7 +201,8 @@ registry() {
     # clang emits these warnings from its front end (unlike gcc, whose
     # -O2 passes find more), so -fsyntax-only gives make test the same
     # diagnostics in a tenth of the time of -O2 -c.
-    t c99.clang.syntax-only         test  -  strict_all clang all -fsyntax-only
+    t c99.clang.syntax-only         test  -  strict_all clang all -fsyntax-only -Wconditional-uninitialized -Wcomma
+    t c99.clang.nginx-flags         test  -  nginx_flags clang
     t c99.clang.all-sources         check -  strict_all clang all -O2 -c -o /dev/null
     t c99.clang.unused-functions    test  -  unused clang
     t c99.clang.wconversion         test  -  wconversion clang
@@ -648,6 +652,25 @@ man_pages() {
         build "man/$mp_name" "$CC" $C99 -I"$mp_dir/inc" "$mp_dir/$mp_name.c" && "$B/man/$mp_name" || return 1
         echo "$mp_page: renders, names all $(echo $mp_want | wc -w) functions and macros, its example runs"
     done
+}
+
+# nginx_flags COMPILER: every header, the single file and the C++ one
+# under nginx's clang flags (NGINX_CLANG): headers.c (every DEFINE form)
+# through the split headers and the single file, lockstep.c (every call of
+# every kind), the DECLARE/IMPLEMENT pair, as C99 and C11; headers.c and
+# cxx.cpp as C++. clang's flow warnings (-Wconditional-uninitialized) come
+# from its front end: -fsyntax-only finds them.
+nginx_flags() {
+    for nf_std in c99 c11; do
+        for nf_src in headers.c "-DUSE_SINGLE_HEADER headers.c" lockstep.c "-DTK_HEAP declare/declare_a.c"; do
+            echo "$1 -std=$nf_std $nf_src" &&
+                # shellcheck disable=SC2086 # the flags are words
+                $1 -std=$nf_std -Wpedantic $NGINX_CLANG -fsyntax-only $nf_src || return 1
+        done
+    done
+    echo "${1%cc}++ headers.c, cxx.cpp" &&
+        "${1%cc}++" -std=c++11 $NGINX_CLANG -x c++ -fsyntax-only headers.c &&
+        "${1%cc}++" -std=c++17 $NGINX_CLANG -fsyntax-only cxx.cpp
 }
 
 # headers.c instantiates every DEFINE form and calls nothing.
