@@ -19,14 +19,16 @@
 # make examples builds the programs under examples/ (make test runs their tests).
 # make fuzz (FUZZ_SECONDS=60 per container) and make soak: the long checks.
 # make single-header rewrites timer_containers.h, the five headers in one file
-# (pkg/single_header.sh); make test fails while it is stale.
+# (pkg/single_header.sh); make test fails while it is stale. make man-aliases
+# rewrites man/aliases/ (pkg/man_aliases.sh: man 3 tlist_drain, ...), the same.
 # Each directory owns its build; this file only dispatches, and installs:
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the headers, as
 #       <timer_containers/timer_wheel.h>, into $(INCLUDEDIR)/timer_containers/;
 #       timer-containers.pc into $(PKGCONFIGDIR); the CMake package files
 #       (find_package(timer_containers)) into $(CMAKEDIR); the man pages
-#       (man 3 timer_wheel, timer_heap, timer_set, tlist) into $(MANDIR)/man3.
+#       (man 3 timer_wheel, timer_heap, timer_set, tlist, and every other name
+#       their NAME sections list: man 3 tlist_drain) into $(MANDIR)/man3.
 #       Header-only, so everything goes under share/ except the headers;
 #       INCLUDEDIR, DATADIR, PKGCONFIGDIR, CMAKEDIR and MANDIR may be set too. cmake --install and meson
 #       install make the same files (pkg/ holds the templates all three fill).
@@ -37,7 +39,7 @@
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
 .PHONY: all test check bench bench-latency examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
-	install uninstall test-pkg single-header
+	install uninstall test-pkg single-header man-aliases
 
 all: test
 
@@ -85,6 +87,9 @@ test-pkg:
 single-header:
 	sh pkg/single_header.sh timer_containers.h
 
+man-aliases:
+	sh pkg/man_aliases.sh man/aliases
+
 # Installation. The version comes from list.h, its one source of truth.
 PREFIX ?= /usr/local
 INCLUDEDIR ?= $(PREFIX)/include
@@ -99,6 +104,9 @@ INSTALL ?= install
 HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h timer_set_types.h timer_heap_types.h \
 	timer_wheel_types.h timer_containers.h timer_containers.hpp
 MANPAGES = man/timer_set.3 man/timer_heap.3 man/timer_wheel.3 man/tlist.3
+# one `.so` page per other name a page's NAME lists (man 3 tlist_drain):
+# pkg/man_aliases.sh writes them (make man-aliases)
+MANALIASES = $(sort $(wildcard man/aliases/*.3))
 VERSION := $(shell sed -n 's/^.define TIMER_VERSION "\([0-9.]*\)".*/\1/p' list.h)
 
 # The template variables, as CMakeLists.txt and meson.build compute them. A
@@ -124,7 +132,7 @@ install:
 	$(INSTALL) -d '$(DESTDIR)$(INCLUDEDIR)/timer_containers' '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(CMAKEDIR)' \
 		'$(DESTDIR)$(MANDIR)/man3'
 	$(INSTALL) -m 644 $(HEADERS) '$(DESTDIR)$(INCLUDEDIR)/timer_containers'
-	$(INSTALL) -m 644 $(MANPAGES) '$(DESTDIR)$(MANDIR)/man3'
+	$(INSTALL) -m 644 $(MANPAGES) $(MANALIASES) '$(DESTDIR)$(MANDIR)/man3'
 	$(TC_SUBST) pkg/timer-containers.pc.in >'$(DESTDIR)$(PKGCONFIGDIR)/timer-containers.pc'
 	$(TC_SUBST) pkg/timer_containersConfig.cmake.in >'$(DESTDIR)$(CMAKEDIR)/timer_containersConfig.cmake'
 	$(TC_SUBST) pkg/timer_containersConfigVersion.cmake.in >'$(DESTDIR)$(CMAKEDIR)/timer_containersConfigVersion.cmake'
@@ -134,7 +142,7 @@ install:
 
 uninstall:
 	for h in $(HEADERS); do rm -f "$(DESTDIR)$(INCLUDEDIR)/timer_containers/$$h"; done
-	for m in $(MANPAGES); do rm -f "$(DESTDIR)$(MANDIR)/man3/$${m#man/}"; done
+	for m in $(MANPAGES) $(MANALIASES); do rm -f "$(DESTDIR)$(MANDIR)/man3/$${m##*/}"; done
 	rm -f '$(DESTDIR)$(PKGCONFIGDIR)/timer-containers.pc' \
 		'$(DESTDIR)$(CMAKEDIR)/timer_containersConfig.cmake' \
 		'$(DESTDIR)$(CMAKEDIR)/timer_containersConfigVersion.cmake'

@@ -618,8 +618,9 @@ version_clash() {
 # man_pages: every page under ../man renders with man -l and no warning
 # (groff -ww); timer_KIND.3 names every function TIMER_DEFINE_WRAPPERS_
 # generates (NAME_fn, its internal ones ending in _ aside) and the kind's
-# four DEFINE macros; tlist.3 every tlist_ function and macro of list.h;
-# and each page's EXAMPLES section is a program that builds and runs.
+# four DEFINE and three DECLARE/IMPLEMENT macros; tlist.3 every tlist_
+# function and macro of list.h; each page's EXAMPLES section is a program
+# that builds and runs; and man/aliases is fresh.
 man_pages() {
     mp_dir=$B/man
     rm -rf "$mp_dir" && mkdir -p "$mp_dir/inc" || return 1
@@ -639,7 +640,8 @@ man_pages() {
         timer_*)
             mp_K=$(upper "${mp_name#timer_}")
             mp_want="$(printf 'NAME%s\n' $mp_fns) TIMER_${mp_K}_DEFINE TIMER_${mp_K}_DEFINE_NAMED"
-            mp_want="$mp_want TIMER_${mp_K}_DEFINE_TYPE TIMER_${mp_K}_DEFINE_FUNCTIONS"
+            mp_want="$mp_want TIMER_${mp_K}_DEFINE_TYPE TIMER_${mp_K}_DEFINE_FUNCTIONS TIMER_${mp_K}_DECLARE"
+            mp_want="$mp_want TIMER_${mp_K}_DECLARE_FUNCTIONS TIMER_${mp_K}_IMPLEMENT"
             ;;
         *) echo "$mp_page: a page of no header"; return 1 ;;
         esac
@@ -652,6 +654,11 @@ man_pages() {
         build "man/$mp_name" "$CC" $C99 -I"$mp_dir/inc" "$mp_dir/$mp_name.c" && "$B/man/$mp_name" || return 1
         echo "$mp_page: renders, names all $(echo $mp_want | wc -w) functions and macros, its example runs"
     done
+    # v2.3: man/aliases holds exactly what pkg/man_aliases.sh makes of the
+    # NAME sections (a .so page per other name: man 3 tlist_drain)
+    sh ../pkg/man_aliases.sh "$PWD/$mp_dir/aliases" && diff -r ../man/aliases "$mp_dir/aliases" ||
+        { echo "man/aliases is stale: run make man-aliases"; return 1; }
+    echo "man/aliases: $(ls "$mp_dir/aliases" | wc -l) alias pages, as the NAME sections list"
 }
 
 # nginx_flags COMPILER: every header, the single file and the C++ one
