@@ -160,6 +160,7 @@ registry() {
     suite_progs=
     t c++.api.asan                  test  -  build_run c++/api_asan "$quick_cxx" -std=c++20 $CXX_STRICT -O0 -g $SAN cxx.cpp
     t c++.api.misuse                test  c++.api.asan  expect_abort "timer_heap_remove: the item is not in this heap (another heap holds it" "$B/c++/api_asan" misuse
+    t c++.api.hook-misuse           test  c++.api.asan  expect_abort "a hook ended while its item was pending or due" "$B/c++/api_asan" hook-misuse
     t c++.api.no-exceptions         test  -  build_run c++/api_noexc g++ -std=c++11 $CXX_STRICT -O0 -fno-exceptions -fno-rtti cxx.cpp
     t c++.api.o2                    check -  build_run c++/api_o2 g++ -std=c++14 $CXX_STRICT -O2 cxx.cpp
     t c++.api.debug                 check -  build_run c++/api_debug g++ -std=c++17 $CXX_STRICT -O1 -g -DTIMER_DEBUG cxx.cpp
@@ -172,6 +173,7 @@ registry() {
             t c++$std.$c.syntax-only check -  "$c" -std=c++$std $CXX_STRICT -fsyntax-only cxx.cpp
         done
         t c++.$c.wrong-node         test  -  cxx_wrong_node "$c"
+        t c++.$c.event-moves        test  -  cxx_event_moves "$c"
     done
     needs -
 
@@ -730,6 +732,26 @@ cxx_wrong_node() {
         grep -qE "to [^:]*(timer_containers::|timer_)${wn_kind}_node conn::\*" "$T_OUT.log" ||
             { echo "no error names ${wn_kind}_node"; return 1; }
     done
+}
+
+# cxx_event_moves COMPILER: events in a std::vector (which moves them as it
+# grows) must not compile, and the first error must name the way out:
+# std::unique_ptr and std::deque (v2.3; 2.2 gave a deleted constructor of
+# event_base from deep in the standard library).
+cxx_event_moves() {
+    printf '#include "timer_containers.hpp"\n#include <vector>\n%s\n%s\n' \
+        'typedef timer_containers::event<timer_containers::heap_kind, timer_containers::callback> ev;' \
+        'int main() { std::vector<ev> v; v.emplace_back(); v.emplace_back(); return 0; }' >"$T_OUT.cpp"
+    if $1 -std=c++11 -I.. -fsyntax-only "$T_OUT.cpp" >"$T_OUT.log" 2>&1; then
+        echo "a std::vector of events compiled"
+        return 1
+    fi
+    ev_first=$(grep -m1 'error:' "$T_OUT.log")
+    echo "$ev_first"
+    case $ev_first in
+    *std::unique_ptr*std::deque*) ;;
+    *) echo "the first error does not name std::unique_ptr and std::deque"; return 1 ;;
+    esac
 }
 
 # bitmap_unit NAME FLAGS...: the bit scans against naive loops, built with FLAGS.
