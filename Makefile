@@ -7,7 +7,10 @@
 # at 1M timers in event-loop workloads, every container side by side, each
 # call the least of three identical runs (bench/latency.c; ~2 min on 2 cores).
 # make check runs every test (a superset of make test: eight builds of the
-# suites, -m32, libFuzzer, valgrind, ...; a few minutes); .ci/run runs it.
+# suites, -m32, libFuzzer, valgrind, ..., and make test-starved once; a
+# few minutes); .ci/run runs it. make test-starved [RUNS=5]: make test with
+# four busy loops beside it and half its processes stopped for 1.5 s every
+# 3 s (test/starved.sh): no test may fail for a busy machine.
 # Both take JOBS=n (default: the number of cores), SEED, STEPS, SAN_STEPS,
 # PORT_STEPS, FUZZ_TEST_SECONDS and CC; see test/Makefile.
 # Optional: make peers-deps && make bench-peers && make plot (libev, libuv,
@@ -38,7 +41,7 @@
 #       pkg-config, find_package, add_subdirectory, FetchContent, meson),
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
-.PHONY: all test check bench bench-latency examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
+.PHONY: all test check test-starved bench bench-latency examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
 	install uninstall test-pkg single-header man-aliases
 
 all: test
@@ -48,6 +51,9 @@ test:
 
 check:
 	@$(MAKE) --no-print-directory -C test check
+
+test-starved:
+	@$(MAKE) --no-print-directory -C test test-starved
 
 bench:
 	@$(MAKE) --no-print-directory -C bench

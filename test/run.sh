@@ -13,7 +13,8 @@
 #           seven builds of the suites (-m32 among them), the bit scans,
 #           libFuzzer, the seed corpus replayed, the short soak, valgrind,
 #           the fuzz and edge suites through the C++ interface, cxx.cpp at
-#           every standard from C++11 to 20 with both compilers.
+#           every standard from C++11 to 20 with both compilers; and last,
+#           alone, the test tier on a starved machine (starved.sh).
 #
 # Every test is one command: a build (warnings are errors) or a run (it must
 # exit 0). Tests are registered in `registry` below, one line each, with the
@@ -26,7 +27,8 @@
 # tests): REASON" line per group of tests whose tool is missing (those count
 # neither way; .ci/packages installs every tool). The last line is
 # "N passed, M failed", and the exit status is non-zero if anything failed.
-# Wall times per test, slowest first, go to build/log/times.txt.
+# Wall and CPU times per test, slowest first, and the CPU time of all, go
+# to build/log/times.txt.
 #
 # Environment (test/Makefile passes make's variables; empty = the default):
 #   JOBS               tests at once (default: the number of cores)
@@ -38,6 +40,9 @@
 #   PORT_STEPS         the same in the portability builds (-m32, -O3
 #                      -march=native, -O0, no builtins, heap arity 2)
 #   FUZZ_TEST_SECONDS  how long each libFuzzer target runs (check; default 5)
+#   STARVED            0: make check leaves out its starved run of make test
+#   T_BUILD            the build directory (default build; starved.sh's runs
+#                      use one of their own)
 # The step counts default to 200000 in the test tier and to 4000000 (STEPS)
 # and 1000000 (SAN_STEPS, PORT_STEPS) in the check tier; see the registry.
 #
@@ -66,7 +71,7 @@ fi
 : "${CC:=cc}" "${SEED:=}" "${FUZZ_TEST_SECONDS:=5}" "${JOBS:=}"
 [ -n "$JOBS" ] || JOBS=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
-B=build       # every output; each test writes only its own files
+B=${T_BUILD:-build}  # every output; each test writes only its own files (starved.sh moves it)
 L=$B/log      # NAME.log per test, times.txt
 R=$B/run      # NAME.status per finished test, the FIFO
 ALL_KINDS="set heap wheel"
@@ -1028,7 +1033,9 @@ start() {
         export T_OUT T_VERDICTS
         s_t0=$(date +%s.%N)
         (eval "$s_cmd") </dev/null >"$L/$s_name.log" 2>&1 3>&-
-        echo "$? $s_t0 $(date +%s.%N)" >"$R/$s_name.status"
+        s_status=$?
+        times >"$R/$s_name.cpu"    # its second line: the CPU time of this job's children, the test
+        echo "$s_status $s_t0 $(date +%s.%N)" >"$R/$s_name.status"
         echo "$1" >&3
     ) &
     eval "T_pid_$1=\$!"
@@ -1051,7 +1058,8 @@ finish() {
     eval "f_name=\$T_name_$1 f_pid=\$T_pid_$1"
     wait "$f_pid"
     read -r f_status f_t0 f_t1 <"$R/$f_name.status"
-    echo "$f_t0 $f_t1 $f_name" >>"$R/times"
+    f_cpu=$(awk 'NR == 2 { n = split($1 " " $2, t, /[ms ]+/); print 60 * t[1] + t[2] + 60 * t[3] + t[4] }' "$R/$f_name.cpu")
+    echo "$f_t0 $f_t1 $f_name ${f_cpu:-0}" >>"$R/times"
     f_failed=0
     if [ -s "$R/$f_name.verdicts" ]; then
         while read -r f_verdict f_rest; do
@@ -1141,6 +1149,23 @@ registry
 needs -
 printf '%s' "$notes"
 run_pool
-awk '{ printf "%7.2f s  %s\n", $2 - $1, $3 }' "$R/times" 2>/dev/null | sort -rn >"$L/times.txt"
+# make check ends with make test on a starved machine (starved.sh: busy
+# loops, and half its processes stopped for 1.5 s every 3 s), alone, as one
+# more test: its loops and stops would starve the pool's own tests too.
+# STARVED=0 leaves it out.
+if [ "$TIER" = check ] && [ "${STARVED:-1}" != 0 ]; then
+    st_t0=$(date +%s.%N)
+    if sh ./starved.sh 1 >"$L/test-starved.log" 2>&1; then
+        passed=$((passed + 1))
+        echo "PASS test-starved"
+    else
+        failed=$((failed + 1))
+        echo "FAIL test-starved ($L/test-starved.log):"
+        show_log test-starved
+    fi
+    echo "$st_t0 $(date +%s.%N) test-starved" >>"$R/times"
+fi
+awk '{ printf "%7.2f s  %7.2f s CPU  %s\n", $2 - $1, $4, $3; cpu += $4 }
+    END { printf "%7.2f s CPU in all\n", cpu }' "$R/times" 2>/dev/null | sort -rn >"$L/times.txt"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -23,12 +23,19 @@
  *
  * stdout, one line per event (line-buffered, for people and for the test):
  *   listening ADDR:PORT container=wheel period_ms=P timeout_ms=T
- *   idle-close PEER_ADDR:PEER_PORT silent_us=N at_us=M
+ *   idle-close PEER_ADDR:PEER_PORT silent_us=N at_us=M expire_us=E asked_us=A asked_at_us=B
  *   idle-wakeup at_us=M early_us=N
  *   exit accepted=N idle_closed=N peer_closed=N open_at_exit=N refused=N timer_wakeups=N idle_wakeups=N
  * silent_us: since the server last heard from the connection; at_us: the
  * moment of the close on CLOCK_MONOTONIC, which every process on the machine
- * shares, so that a client can line it up with its own clock.
+ * shares, so that a client can line it up with its own clock; expire_us:
+ * the expiry of the connection's timer; asked_us: when the epoll_wait before
+ * the close was asked to end at the latest (-1: no timeout), asked at
+ * asked_at_us. A test judges the loop by them: it must ask to wake by the
+ * timer's expiry (or at once, if that has passed), and the expiry must be
+ * the timeout after the last read, give or take the slack; how much later
+ * the close came is the machine's doing (a busy or stopped process), not
+ * the timers'.
  * timer_wakeups: times epoll_wait returned with no event (its timeout, i.e.
  * a timer, woke the server) and a timer was due; idle_wakeups: such returns
  * with no timer due, a wasted wake-up, each also logged by an idle-wakeup
@@ -98,6 +105,7 @@ struct server {
     conn_timers timers;         /* time unit: ms of CLOCK_MONOTONIC */
     size_t open, accepted, idle_closed, peer_closed, refused;
     size_t timer_wakeups, idle_wakeups;
+    int64_t asked_ms, asked_at_ms;  /* the last epoll_wait's deadline (-1: none), and when it was asked */
 };
 
 static const char *prog = "heartbeat_server";
@@ -196,8 +204,10 @@ static void conn_close(struct server *srv, struct conn *c, enum close_reason why
 {
     if (why == CLOSE_IDLE) {
         int64_t now = mono_ns();
-        printf("idle-close %s silent_us=%lld at_us=%lld\n", c->peer, (long long)((now - c->heard_ns) / 1000),
-               (long long)(now / 1000));
+        printf("idle-close %s silent_us=%lld at_us=%lld expire_us=%lld asked_us=%lld asked_at_us=%lld\n", c->peer,
+               (long long)((now - c->heard_ns) / 1000), (long long)(now / 1000),
+               (long long)conn_timers_expire(c) * 1000,
+               srv->asked_ms < 0 ? -1LL : (long long)srv->asked_ms * 1000, (long long)srv->asked_at_ms * 1000);
         srv->idle_closed++;
     } else if (why == CLOSE_PEER) {
         srv->peer_closed++;
@@ -430,7 +440,12 @@ static void server_run(struct server *srv)
     int i, n;
 
     while (!stop) {
-        n = epoll_wait(srv->epoll_fd, events, 256, wait_ms(&srv->timers, mono_ns()));
+        int wait;
+        now_ns = mono_ns();
+        wait = wait_ms(&srv->timers, now_ns);
+        srv->asked_at_ms = now_ns / 1000000;
+        srv->asked_ms = wait < 0 ? -1 : srv->asked_at_ms + wait;
+        n = epoll_wait(srv->epoll_fd, events, 256, wait);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
