@@ -63,8 +63,15 @@
  *                               failure prints "timer_containers: NAME_fn: why"
  *                               to stderr and aborts (so does insert of a due
  *                               item, in any build with asserts)
+ *   TIMER_NODISCARD             what marks the generated calls whose result
+ *                               reports an error (insert, the reschedules,
+ *                               reserve, check): gcc's and clang's
+ *                               warn_unused_result, [[nodiscard]] in C23 and
+ *                               C++17; defined empty before including, none
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
- *                               each container core provides for them
+ *                               each container core provides for them; and
+ *                               TIMER_WRAPPERS_, TIMER_DECLARE_WRAPPERS_ for
+ *                               the DECLARE/IMPLEMENT forms (extern)
  */
 
 /* ---- one version per translation unit ---------------------------------- */

@@ -75,8 +75,15 @@
  *                               failure prints "timer_containers: NAME_fn: why"
  *                               to stderr and aborts (so does insert of a due
  *                               item, in any build with asserts)
+ *   TIMER_NODISCARD             what marks the generated calls whose result
+ *                               reports an error (insert, the reschedules,
+ *                               reserve, check): gcc's and clang's
+ *                               warn_unused_result, [[nodiscard]] in C23 and
+ *                               C++17; defined empty before including, none
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
- *                               each container core provides for them
+ *                               each container core provides for them; and
+ *                               TIMER_WRAPPERS_, TIMER_DECLARE_WRAPPERS_ for
+ *                               the DECLARE/IMPLEMENT forms (extern)
  */
 
 /* ---- one version per translation unit ---------------------------------- */
@@ -842,6 +849,10 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
  *                                                pending within [earliest, latest]: 0, no
  *                                                change; else reschedule(c, latest, item)
+ *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
+ *                                                pending within slack of expire (both ends
+ *                                                included): 0, no change; else
+ *                                                reschedule(c, expire, item) (nginx's rule)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -864,7 +875,8 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
- * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due item).
+ * earliest < 0 or latest < earliest; for reschedule_near expire or slack
+ * < 0), -EBUSY (insert of a pending or due item).
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
@@ -872,6 +884,13 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * declares only the node and DEFINE_TYPE (with struct tlist and the
  * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
  * defined, this header declares the same (see list.h).
+ *
+ * Functions compiled once, for programs of many files: TIMER_SET_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_SET_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
@@ -1493,6 +1512,10 @@ TIMER_FUNCTIONS_END_
  *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
  *                                                pending within [earliest, latest]: 0, no
  *                                                change; else reschedule(c, latest, item)
+ *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
+ *                                                pending within slack of expire (both ends
+ *                                                included): 0, no change; else
+ *                                                reschedule(c, expire, item) (nginx's rule)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -1515,11 +1538,11 @@ TIMER_FUNCTIONS_END_
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
- * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
- * item), -ENOMEM (the array could not grow: insert, or reschedule of an idle
- * or due item). Reschedule of a pending item never allocates, so it never
- * fails with -ENOMEM; after reserve(n), inserts cannot fail while at most n
- * items are pending.
+ * earliest < 0 or latest < earliest; for reschedule_near expire or slack
+ * < 0), -EBUSY (insert of a pending or due item), -ENOMEM (the array could
+ * not grow: insert, or reschedule of an idle or due item). Reschedule of a
+ * pending item never allocates, so it never fails with -ENOMEM; after
+ * reserve(n), inserts cannot fail while at most n items are pending.
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
@@ -1527,6 +1550,13 @@ TIMER_FUNCTIONS_END_
  * declares only the node and DEFINE_TYPE (with struct tlist and the
  * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
  * defined, this header declares the same (see list.h).
+ *
+ * Functions compiled once, for programs of many files: TIMER_HEAP_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_HEAP_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither
@@ -2146,6 +2176,10 @@ TIMER_FUNCTIONS_END_
  *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
  *                                                pending within [earliest, latest]: 0, no
  *                                                change; else reschedule(c, latest, item)
+ *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
+ *                                                pending within slack of expire (both ends
+ *                                                included): 0, no change; else
+ *                                                reschedule(c, expire, item) (nginx's rule)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry; TIMER_NEVER if empty
@@ -2168,8 +2202,9 @@ TIMER_FUNCTIONS_END_
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
- * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
- * item). Valid times are 0 .. INT64_MAX, in any unit.
+ * earliest < 0 or latest < earliest; for reschedule_near expire or slack
+ * < 0), -EBUSY (insert of a pending or due item). Valid times are 0 ..
+ * INT64_MAX, in any unit.
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
@@ -2179,6 +2214,13 @@ TIMER_FUNCTIONS_END_
  * TIMER_TYPES_ONLY alone (with TIMER_TYPES_ONLY defined, this header
  * declares the same), so it can embed both; one .c file then includes
  * this header and expands DEFINE_FUNCTIONS.
+ *
+ * Functions compiled once, for programs of many files: TIMER_WHEEL_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_WHEEL_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
  * How it works. Time is split into 6-bit groups, and an item is filed by
  * the highest group in which its expiry differs from the wheel's clock

@@ -28,6 +28,10 @@
  *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
  *                                                pending within [earliest, latest]: 0, no
  *                                                change; else reschedule(c, latest, item)
+ *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
+ *                                                pending within slack of expire (both ends
+ *                                                included): 0, no change; else
+ *                                                reschedule(c, expire, item) (nginx's rule)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry; TIMER_NEVER if empty
@@ -50,8 +54,9 @@
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
- * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
- * item). Valid times are 0 .. INT64_MAX, in any unit.
+ * earliest < 0 or latest < earliest; for reschedule_near expire or slack
+ * < 0), -EBUSY (insert of a pending or due item). Valid times are 0 ..
+ * INT64_MAX, in any unit.
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
@@ -61,6 +66,13 @@
  * TIMER_TYPES_ONLY alone (with TIMER_TYPES_ONLY defined, this header
  * declares the same), so it can embed both; one .c file then includes
  * this header and expands DEFINE_FUNCTIONS.
+ *
+ * Functions compiled once, for programs of many files: TIMER_WHEEL_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_WHEEL_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
  * How it works. Time is split into 6-bit groups, and an item is filed by
  * the highest group in which its expiry differs from the wheel's clock
