@@ -30,44 +30,30 @@ TIMER_${K}_IMPLEMENT(conn_timers, struct conn, idle)
 TIMER_${K}_DEFINE_NAMED(conn_timers, struct conn, idle)
 #endif
 EOT
-    {
-        echo '#define PROG_IMPLEMENTATION'
-        echo '#include "prog.h"'
-        i=1
-        while [ "$i" -le "$files" ]; do
-            echo "int f$i(conn_timers *c, struct conn *x);"
-            i=$((i + 1))
-        done
-        echo 'int main(void)'
-        echo '{'
-        echo '    static struct conn x[64];'
-        echo '    struct tlist due = { 0, 0 };'
-        echo '    conn_timers c;'
-        echo '    int bad = 0;'
-        echo '    conn_timers_init(&c, 0);'
-        i=1
-        while [ "$i" -le "$files" ]; do
-            echo "    bad |= f$i(&c, &x[$i]);"
-            i=$((i + 1))
-        done
-        echo '    conn_timers_pop(&c, 100, &due);'
-        echo '    conn_timers_destroy(&c);'
-        echo '    return bad;'
-        echo '}'
-    } >"$d/main.c"
+    # f1.c .. fN.c, each calling insert and remove; main.c calls them all
+    protos=
+    calls=
     i=1
     while [ "$i" -le "$files" ]; do
-        {
-            echo '#include "prog.h"'
-            echo "int f$i(conn_timers *c, struct conn *x);"
-            echo "int f$i(conn_timers *c, struct conn *x)"
-            echo '{'
-            echo "    int bad = conn_timers_insert(c, $i, x) != 0;"
-            echo '    return bad | !conn_timers_remove(c, x);'
-            echo '}'
-        } >"$d/f$i.c"
+        proto="int f$i(conn_timers *c, struct conn *x)"
+        printf '#include "prog.h"\n%s;\n%s\n{\n    int bad = conn_timers_insert(c, %d, x) != 0;\n%s\n}\n' \
+            "$proto" "$proto" "$i" '    return bad | !conn_timers_remove(c, x);' >"$d/f$i.c"
+        protos="$protos$proto;
+"
+        calls="$calls    bad |= f$i(&c, &x[$i]);
+"
         i=$((i + 1))
     done
+    printf '#define PROG_IMPLEMENTATION\n#include "prog.h"\n%sint main(void)\n{\n%s%s%s%s%s}\n' "$protos" \
+        '    static struct conn x[64];
+    struct tlist due = { 0, 0 };
+    conn_timers c;
+    int bad = 0;
+    conn_timers_init(&c, 0);
+' "$calls" '    conn_timers_pop(&c, 100, &due);
+' '    conn_timers_destroy(&c);
+' '    return bad;
+' >"$d/main.c"
     for form in define declare; do
         if [ $form = declare ]; then def=-DUSE_DECLARE; else def=; fi
         # shellcheck disable=SC2086 # CFLAGS are words
