@@ -119,10 +119,11 @@
  * (pending), void run() (calls the callable), F &callable(); its destructor
  * cancels it. An event is neither copied nor moved: code that would (a
  * std::vector of events) stops on a message naming std::unique_ptr and
- * std::deque, the ways to hold many. A callable may cancel, re-arm or destroy any event, its own
- * included (having destroyed its own, it touches nothing of it afterwards,
- * its captures included, as after `delete this`), and call run_due again; it
- * must not destroy the container. If one throws, the events still due are
+ * std::deque, the ways to hold many. A callable may cancel, re-arm or
+ * destroy any event, its own included (having destroyed its own, it
+ * touches nothing of it afterwards, its captures included, as after
+ * `delete this`), and call run_due again; it must not destroy the
+ * container. If one throws, the events still due are
  * put back (the range's rule). An event allocates nothing; F may
  * (std::function, for a callable larger than its small buffer):
  * docs/benchmarks.md measures the forms.
@@ -195,7 +196,7 @@ template <class Node> class hook_base;
 template <class F> struct always_false : std::false_type {};
 } // namespace detail
 
-/* The hooks: a node with C++'s copy rules (see "Hooks" above). */
+/* The hooks: a node with C++'s copy rules (see "Where items may be" above). */
 typedef detail::hook_base<set_node> set_hook;
 typedef detail::hook_base<heap_node> heap_hook;
 typedef detail::hook_base<wheel_node> wheel_hook;
