@@ -429,6 +429,22 @@ static void idle_wakeup(struct server *srv, int64_t now_ns)
            : (long long)(next * 1000 - now_ns / 1000));
 }
 
+/* What epoll_wait reported: new connections, the stop signals, and data,
+ * EOF or a reset on a connection (read tells which). */
+static void handle_events(struct server *srv, const struct epoll_event *events, int n, bool *stop)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        void *tag = events[i].data.ptr;
+        if (tag == &srv->listen_fd)
+            accept_all(srv);
+        else if (tag == &srv->signal_fd)
+            *stop = true;
+        else
+            conn_readable(srv, (struct conn *)tag);
+    }
+}
+
 static void server_run(struct server *srv)
 {
     struct epoll_event events[256];
@@ -437,7 +453,7 @@ static void server_run(struct server *srv)
     bool stop = false;
     size_t popped;
     int64_t now_ns;
-    int i, n;
+    int n, batch;
 
     while (!stop) {
         int wait;
@@ -451,14 +467,14 @@ static void server_run(struct server *srv)
                 continue;
             die("epoll_wait: %s", strerror(errno));
         }
-        for (i = 0; i < n; i++) {
-            void *tag = events[i].data.ptr;
-            if (tag == &srv->listen_fd)
-                accept_all(srv);
-            else if (tag == &srv->signal_fd)
-                stop = true;
-            else
-                conn_readable(srv, (struct conn *)tag);  /* data, EOF, reset: read tells */
+        handle_events(srv, events, n, &stop);
+        /* A full batch: more may be ready (after a stall, every connection
+         * is). Read them all before expiring anyone, so that a heartbeat
+         * waiting in a socket is heard, not taken for silence. */
+        for (batch = n; batch == 256;) {
+            batch = epoll_wait(srv->epoll_fd, events, 256, 0);
+            if (batch > 0)
+                handle_events(srv, events, batch, &stop);
         }
         /* Everything silent for the timeout is due now. conn_close() may run
          * while other expired connections are still in `due`: safe, as

@@ -35,9 +35,12 @@
  *   ending late, or the server stopped or starved), which no timer can help.
  *   A container that answered next_expiry late, or lost a timer, fails
  *   this exactly; a loaded machine cannot;
- * - no other connection was closed by the server, unless this client was
- *   silent on it for TIMEOUT ms (stopped or starved itself: then the close
- *   is right, and is held to the same two rules);
+ * - no other connection was closed by the server, unless one end stalled:
+ *   this client (silent on it for TIMEOUT ms) or the server (running a
+ *   heartbeat period or more behind its loop's deadline, reading nothing
+ *   meanwhile). Then the close is right if the server had heard nothing
+ *   for TIMEOUT ms (a heartbeat may have waited unread in its socket), on
+ *   its loop's time;
  * - every connection got the server's greeting, announcing PERIOD and TIMEOUT;
  * - the server exits 0 on SIGTERM and its counts are exactly right;
  * - the server never woke up for nothing: it sleeps until the exact earliest
@@ -685,7 +688,7 @@ static int64_t last_send_before(const struct client *cl, int64_t when)
  * time to the us), and the epoll_wait before the close must have been
  * asked to end by that expiry, or at once if it had passed. Whatever came
  * later is the machine's, not the timers'. */
-static void check_close(struct test *t, int i, struct lateness *late)
+static void check_close(struct test *t, int i, struct lateness *late, bool from_our_send)
 {
     struct client *cl = &t->c[i];
     int64_t timeout = (int64_t)t->timeout_ms * MS, last = last_send_before(cl, cl->server_closed_ns);
@@ -705,7 +708,7 @@ static void check_close(struct test *t, int i, struct lateness *late)
         late->loop[late->n] = cl->server_asked_us < 0 ? 0 : (double)(cl->server_closed_ns / 1000 - cl->server_asked_us) / 1000;
         late->n++;
     }
-    if (silence < timeout || cl->server_silent_us < (int64_t)t->timeout_ms * 1000)
+    if ((from_our_send && silence < timeout) || cl->server_silent_us < (int64_t)t->timeout_ms * 1000)
         fail(t, "connection #%d (port %u) was closed early: %.3f ms after our last send, %.3f ms after the "
              "server last heard it (our longest gap between heartbeats: %.1f ms)", i, cl->port,
              (double)silence / MS, (double)cl->server_silent_us / 1000, (double)cl->max_gap_ns / MS);
@@ -728,7 +731,7 @@ static void check_idle_close(struct test *t, int i, struct lateness *late)
              BACKSTOP_MS / 1000, cl->role == ROLE_QUIET ? ", with no traffic to wake the server" : "");
         return;
     }
-    check_close(t, i, late);
+    check_close(t, i, late, true);
     if (cl->closed_ns == 0)
         fail(t, "the server logged closing connection #%d (port %u), but we saw no EOF", i, cl->port);
 }
@@ -760,12 +763,30 @@ static void check_connections(struct test *t)
         if ((double)cl->max_gap_ns / MS > longest_gap)
             longest_gap = (double)cl->max_gap_ns / MS;
         closed[cl->role] += cl->server_closed_ns != 0;
-        /* Closed before it fell silent on purpose: this client stalled */
-        if (cl->server_closed_ns != 0 &&
+        /* Closed while this client still heartbeated on it: right if one
+         * end stalled, this client (a gap of the timeout between two of
+         * its sends) or the server (its close a heartbeat period or more
+         * after the deadline its loop had asked for: it did not run, and
+         * read nothing, meanwhile). The server's silence, not ours, is
+         * then the measure: a heartbeat may have waited unread in its
+         * socket. With neither, a heartbeating connection was closed. */
+        if (cl->server_closed_ns != 0 && cl->role != ROLE_AT_EXIT &&
             (!meant || (cl->role == ROLE_QUIET && cl->server_closed_ns < t->phase2_ns) ||
              (cl->role == ROLE_SILENT && cl->last_send_ns > cl->server_closed_ns))) {
             stalled++;
-            check_close(t, i, NULL);
+            check_close(t, i, NULL, false);
+            if (cl->max_gap_ns < (int64_t)t->timeout_ms * MS &&
+                (cl->server_asked_us < 0 ||
+                 cl->server_closed_ns / 1000 - cl->server_asked_us < (int64_t)t->period_ms * 1000))
+                fail(t, "heartbeating connection #%d (port %u) was closed %.1f ms after the server last heard it, "
+                     "with no stall to explain it (our longest gap between heartbeats: %.1f ms; the server ran "
+                     "%.1f ms behind its loop's deadline)", i, cl->port, (double)cl->server_silent_us / 1000,
+                     (double)cl->max_gap_ns / MS,
+                     (double)(cl->server_closed_ns / 1000 - cl->server_asked_us) / 1000);
+            continue;
+        }
+        if (cl->role == ROLE_AT_EXIT && cl->server_closed_ns != 0) {
+            check_close(t, i, NULL, true);  /* never heartbeats: closed once this client took the timeout */
             continue;
         }
         switch (cl->role) {
@@ -788,8 +809,8 @@ static void check_connections(struct test *t)
            "%d of %d hung up\n", closed[ROLE_QUIET], t->count[ROLE_QUIET], closed[ROLE_HANG_UP],
            t->count[ROLE_HANG_UP]);
     if (stalled > 0)
-        printf("  %d connections were closed while this client was silent on them for the timeout (it was "
-               "stopped or starved): never early, and on the loop's time\n", stalled);
+        printf("  %d heartbeating connections were closed after one end stalled (stopped or starved): each "
+               "after the timeout of the server's silence, on its loop's time\n", stalled);
     printf("  lateness after the %d ms timeout, ms:             min median    p99    max\n", t->timeout_ms);
     for (k = 0; k < 2; k++) {
         char what[64];
