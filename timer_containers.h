@@ -2148,8 +2148,8 @@ TIMER_FUNCTIONS_END_
 /* ==== timer_wheel.h ==== */
 
 /* timer_wheel.h - hierarchical timing wheel over int64 time: O(1) insert and
- * remove, pop that visits only occupied slots, no allocation, and no call
- * that has to sort or refine a large slot at once.
+ * remove, pop that visits only occupied slots, no allocation, and a bound on
+ * the work of every single call (docs/guarantees.md).
  *
  *     #include "timer_wheel.h"
  *     typedef struct conn { int fd; struct timer_wheel_node tw; } conn;
@@ -2222,59 +2222,70 @@ TIMER_FUNCTIONS_END_
  * functions, external (docs/big-programs.md). The results of insert, the
  * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
- * How it works. Time is split into 6-bit groups, and an item is filed by
- * the highest group in which its expiry differs from the wheel's clock
- * (Varghese & Lauck's hierarchical wheel, addressed by the differing bits
- * as skynet's is); a bitmap says which slots hold items, so the earliest is
- * found without ticking. Each level has two groups' worth of slots: the
- * rest of the clock's own group at the level above, and the whole group
- * after it. That second half is what lets work be done before it is
- * needed: the slot of the next group at each level, the "pending" slot, is
- * refined into the finer level's second half (its items spread over finer
- * slots) a few items per pop, finest level first, so that when the clock
- * gets there the slot is ready and no single call moves a slot's worth of
- * items (Redis rehashes its tables in the same spirit). A pending slot is
- * walked before it is refined: a front of it in expiry order (fixed-delay
- * timeouts are inserted that way) becomes a sorted run instead, handed out
- * from its front, so its items are not refined level by level. Every item
- * at or behind the clock lives in a run too: an insert no earlier than the
- * last item of one of the two newest runs extends it, any other starts a
- * run, and runs merge stably, oldest first, with sizes at least doubling (a
- * binary counter): there are O(log n) of them, and nothing is ever
- * searched. pop and
- * next_expiry take the earlier of the earliest run's first item and the
- * earliest slot. Among equal expiries an item that arrived earlier is
- * always in an older run, in a run rather than a slot, or in a finer level
- * (refining appends, and a group that has begun to be refined never makes
- * a run), so the order is (expiry, arrival), as in timer_set.h and
- * timer_heap.h. A slot that holds one item is never refined for its own
- * sake: its expiry is known, and pop takes it where it is.
+ * How it works. Time is split into 6-bit groups; an item is filed by the
+ * highest group in which its expiry differs from the wheel's clock
+ * (Varghese & Lauck's hierarchical wheel, addressed by the differing bits as
+ * skynet's is), and a bitmap says which slots hold items, so the earliest is
+ * found without ticking. Each level has two groups' worth of slots: the rest
+ * of the clock's own group at the level above, and the whole group after it.
+ * The slot the clock enters next at each level, the "pending" slot, can so be
+ * refined (its items spread one level down, into that second half) before
+ * the clock gets there.
  *
- * Guarantees and costs, for every sequence of calls:
- * - insert, remove, reschedule O(1); an insert at or before the clock is
- *   O(1) when no earlier than the newest run's last item, else O(log k)
- *   amortised (k: items in runs);
- * - pop hands out exactly the items with expire <= now, in (expiry,
- *   arrival) order, O(1) amortised per item (an item is refined at most
- *   once per level, or walked once into a run) + O(log k) for run items; a
- *   pop before every slot and run item (nothing due) is a few compares;
- * - next_expiry and first are amortised O(1); they may move the clock
- *   forward, never past the earliest item (nothing observable depends on
- *   it); a pop with nothing left in the slots lets the clock go back to the
- *   caller's time (after pop(TIMER_NEVER) to drain, say);
- * - single calls: pops prepare the pending slots as they go (from a
- *   quarter into the group before each), 16 steps in each that is not the
- *   inline fast path and 4 per item that arrived since (an event loop
- *   re-arms what it pops), so a call moves more only for items no earlier
- *   call had the chance to prepare (a window of timers inserted in bulk
- *   and then reached at once), and an insert behind the clock may do the
- *   run merges that 32 runs in use call for. In an event loop of 1M timers
- *   (docs/design.md) no call moved more than a few dozen items;
- * - min_time is O(1), const, and never later than the earliest expiry; it
- *   is exact when the earliest item lies in the clock's finest 64-tick
- *   window or is the first item of a run known to be first; otherwise it is
- *   a slot's start. Repeating `t = min_time(); pop(t)` pops the earliest
- *   item within 11 rounds. Use next_expiry to sleep exactly.
+ * That is a schedule with a deadline, kept as Redis keeps its incremental
+ * rehash: every pop, next_expiry and first moves up to Q = 64 items of each
+ * level's pending slot one level down, coarsest level first (what goes down is
+ * prepared further in the same call; levels whose pending slots share a
+ * deadline pool their quanta), plus 8 per item that was inserted into a
+ * pending slot since the previous such call. A pop that hands out nothing
+ * keeps the inline fast path only while no pending slot has work left, and
+ * never across a 64-tick boundary, where pending slots change. A pending slot
+ * whose front is in expiry order (fixed-delay timeouts) becomes its group's
+ * run instead: walked once, handed out from its front, never refined. A slot
+ * of one item is never refined for its own sake: its expiry is known.
+ *
+ * The invariant (test/adversarial.c asserts it after every call): a pending
+ * slot that held N items when it became pending has at most max(0, N - Q x
+ * calls since) left to prepare. When the clock enters a slot, whatever is
+ * left of it is refined there and then; that is the only work a call does
+ * beyond its quanta, it is zero unless a slot held more than its calls could
+ * prepare, and it is all of the slot when the clock jumped into it from two
+ * groups or more before (no call could prepare it): the one exception to the
+ * bound below.
+ *
+ * Items at or behind the clock (inserted overdue, or before a time that
+ * next_expiry moved the clock to) are all earlier than every slot item, and
+ * pop hands them out first. The "due run" takes those inserted in expiry
+ * order, in O(1); the others go into a log-structured merge of sorted runs
+ * (tier t: at most two runs of up to 2^t items and the merge of the two),
+ * which each such insert advances by 8 steps on every tier that is merging:
+ * O(log k) per insert, like a tree, and never a merge at once.
+ *
+ * The clock moves when pop moves it. next_expiry and first move it only to
+ * open a far slot (nothing before it, not pending) of more than 8 items, over
+ * the empty gap; a far slot of 8 or fewer is searched. Among equal expiries
+ * an item that arrived earlier is always in the due run (rather than the
+ * merge), in an older tier, in a run rather than a slot, in a coarser run, or
+ * in a finer slot (refining takes from the front and appends, and a group
+ * that has begun to be refined makes no run), so the order is (expiry,
+ * arrival), as in timer_set.h and timer_heap.h.
+ *
+ * Guarantees and costs, for every sequence of calls (steps: items moved
+ * between the wheel's lists and links walked; docs/guarantees.md):
+ * - insert, reschedule, reschedule_range and remove: O(1); an insert at or
+ *   before the clock O(1) in expiry order, else O(log k) (k: items behind the
+ *   clock); at most 4,096 steps each, whatever the input;
+ * - pop, next_expiry and first: at most 4,096 + 8 x (items handed out) + 8 x
+ *   (inserts, reschedules and removes since the previous pop, next_expiry or
+ *   first) steps, except as above: a call that enters a slot no earlier call
+ *   could prepare in full pays for what is left of it, one move per item and
+ *   level. pop hands out exactly the items with expire <= now, in (expiry,
+ *   arrival) order, O(1) amortised per item (+ O(log k) behind the clock);
+ * - next_expiry and first are amortised O(1); min_time is O(1), const, and
+ *   never later than the earliest expiry: exact when the earliest item lies
+ *   behind the clock, in its finest 64-tick window, or first in a run known to
+ *   be first; otherwise a slot's start. Repeating `t = min_time(); pop(t)`
+ *   pops the earliest item within 11 rounds. Use next_expiry to sleep exactly.
  *
  * Misuse: an item freed while pending is not detected (remove it first).
  * next_expiry, first and visit take a const wheel but may reorganise it
@@ -2311,10 +2322,15 @@ struct timer_wheel_node {
 /* The container type alone: typedef struct name name, holding the layout
  * of struct timer_wheel (below, with the functions) without its name; the
  * functions' part checks that the two agree. */
-#define TIMER_WHEEL_DEFINE_TYPE(name)                                                                \
-    typedef struct name { struct { int64_t now; uint64_t limit; int64_t runs_low, upto; int best;     \
-        size_t count, debt, settled; size_t run_size[64]; uint64_t occupied[22];                     \
-        struct tlist slot[1408]; } wheel; } name;
+#define TIMER_WHEEL_DEFINE_TYPE(name)                                                  \
+    typedef struct name {                                                              \
+        struct {                                                                       \
+            int64_t now; uint64_t limit, wake; int64_t runs_low, upto, high;           \
+            int best, visiting; unsigned refining; uint64_t merging;                   \
+            size_t count, credit[11];                                                  \
+            uint64_t occupied[24]; struct tlist slot[1536];                            \
+        } wheel;                                                                       \
+    } name;
 
 #endif /* TIMER_WHEEL_H_TYPES */
 
@@ -2330,34 +2346,51 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
-/* List heads: level L's 128 slots at 128 * L (level 10 needs only its
- * first 64: no time has a group above it), then the 64 runs, oldest first. */
-#define TIMER_WHEEL_RUN0 (128 * (TIMER_WHEEL_LEVELS - 1) + 64)
-#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_RUN0 + 64)
+/* Q: the items of each level's pending slot a call prepares (see the top). */
+#define TIMER_WHEEL_QUANTUM 64
+/* A far slot (nothing before it, not pending) of at most this many items is
+ * searched by next_expiry and first; a bigger one is opened. */
+#define TIMER_WHEEL_FEW 8
+/* List heads: level L's 128 slots at 128 * L (level 10 needs only its first
+ * 64: no time has a group above it); the runs of pending and current groups,
+ * two per level from 1 (by the group's parity); the due run; then the tiers
+ * of the merge behind the clock, three each (D, X, Y), the highest first, so
+ * that the lists behind the clock lie in the order their ties go out. */
+#define TIMER_WHEEL_RUNS (128 * (TIMER_WHEEL_LEVELS - 1) + 64)
+#define TIMER_WHEEL_DUE (TIMER_WHEEL_RUNS + 2 * (TIMER_WHEEL_LEVELS - 1))
+#define TIMER_WHEEL_TIERS 57
+#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_DUE + 1 + 3 * TIMER_WHEEL_TIERS)
 
 struct TIMER_MAY_ALIAS_ timer_wheel {
-    int64_t now;            /* the clock: every slot item is later than it */
+    int64_t now;            /* the clock: slot and run items are later, the rest not */
     /* A lower bound of every occupied slot's start, later than the clock
-     * (UINT64_MAX: no slot). An expiry at or after it is filed straight
-     * into its slot, and a pop before it has no slot to look at. */
+     * (UINT64_MAX: no slot): an expiry at or after it is filed straight
+     * into its slot. */
     uint64_t limit;
+    /* A pop at or after it, or before the clock, takes the slow path: at
+     * most limit and the next 64-tick boundary; the clock + 1 while a
+     * pending slot has work left; the clock while items are behind it. */
+    uint64_t wake;
     int64_t runs_low;       /* a lower bound of every run item (TIMER_NEVER: none) */
     /* The run pop hands out from first (best, -1: not known) and the latest
      * expiry it may hand out before another run's item (upto). */
     int64_t upto;
+    int64_t high;           /* the latest expiry the due run took (-1: none since empty) */
     int best;
+    int visiting;           /* a visit is walking the lists: next_expiry and first prepare nothing */
+    unsigned refining;      /* bit l: something of level l's pending group went down */
+    uint64_t merging;       /* bit t: tier t merges its two runs */
     size_t count;           /* pending items */
-    size_t debt;            /* items handed out since the background last worked */
-    size_t settled;         /* the count when it last worked */
-    size_t run_size[64];    /* items a run received, less those popped: >= its length */
+    size_t credit[TIMER_WHEEL_LEVELS];  /* extra steps: 8 per arrival in the pending slot */
     /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
-     * bit is set, so init only has to clear 22 words. */
+     * bit is set, so init only has to clear 24 words. */
     uint64_t occupied[TIMER_WHEEL_NSLOTS / 64];
     struct tlist slot[TIMER_WHEEL_NSLOTS];
 };
 TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
-TIMER_STATIC_CHECK_(timer_wheel_layout_check_, sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
-                    offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot))
+TIMER_STATIC_CHECK_(timer_wheel_layout_check_,
+                    sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
+                        offsetof(timer_wheel_layout_, wheel.slot) == offsetof(struct timer_wheel, slot))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -2374,7 +2407,9 @@ TIMER_FUNCTIONS_BEGIN_
 #define timer_wheel_node_of_(l) tlist_entry(l, struct timer_wheel_node, link)
 #define timer_wheel_front_(w, i) (timer_wheel_node_of_((w)->slot[i].next)->expire)
 #define timer_wheel_back_(w, i) (timer_wheel_node_of_((w)->slot[i].prev)->expire)
-#define timer_wheel_runs_(w) ((w)->occupied[TIMER_WHEEL_RUN0 / 64])
+/* The runs of levels 1 to 10: bits 0 to 19 of one bitmap word. */
+#define timer_wheel_runs_(w) ((w)->occupied[TIMER_WHEEL_RUNS / 64] & 0xfffff)
+#define timer_wheel_single_(w, i) ((w)->slot[i].next == (w)->slot[i].prev)
 
 TIMER_INLINE_ bool timer_wheel_node_pending(const struct timer_wheel_node *n)
 {
@@ -2405,21 +2440,35 @@ TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
 
 TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
 {
+    size_t l;
     w->now = now < 0 ? 0 : now;
-    w->limit = UINT64_MAX;
+    w->limit = w->wake = UINT64_MAX;
     w->runs_low = TIMER_NEVER;
+    w->high = -1;
     w->best = -1;
-    w->count = w->debt = w->settled = 0;
+    w->visiting = 0;
+    w->refining = 0;
+    w->merging = 0;
+    w->count = 0;
+    for (l = 0; l < TIMER_WHEEL_LEVELS; l++)
+        w->credit[l] = 0;
     tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
 
-/* The slot of an expiry later than the clock: the highest bit in which
- * the two differ, divided by 6 (as x * 43 >> 8, exact for 0 .. 63), is its
- * level; the low 7 bits of its group at that level pick the slot. */
-TIMER_INLINE_ size_t timer_wheel_slot_(int64_t clock, int64_t expire)
+/* ---- geometry ---------------------------------------------------------------- */
+
+/* The level of an expiry against a different clock: the highest bit in
+ * which the two differ, divided by 6 (as x * 43 >> 8, exact for 0 .. 63). */
+TIMER_INLINE_ unsigned timer_wheel_level_(int64_t clock, int64_t expire)
 {
-    unsigned l = (tbitmap_highest((uint64_t)expire ^ (uint64_t)clock) * 43) >> 8;  /* the bit / 6 */
-    return 128 * l + (size_t)(((uint64_t)expire >> (TIMER_WHEEL_BITS * l)) & 127);
+    return (tbitmap_highest((uint64_t)expire ^ (uint64_t)clock) * 43) >> 8;
+}
+
+/* Level l's slot for an expiry: the low 7 bits of its group there (the
+ * seventh, the parity of its group one level up, picks the half). */
+TIMER_INLINE_ size_t timer_wheel_index_(unsigned l, int64_t expire)
+{
+    return 128 * (size_t)l + (size_t)(((uint64_t)expire >> (TIMER_WHEEL_BITS * l)) & 127);
 }
 
 /* The first tick of slot i: its level's group is the clock's one level up,
@@ -2438,6 +2487,27 @@ TIMER_INLINE_ size_t timer_wheel_pending_(const struct timer_wheel *w, unsigned 
     return 128 * l + ((((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1) & 127);
 }
 
+/* The clock's 6-bit digit at level l. */
+#define timer_wheel_digit_(w, l) (((uint64_t)(w)->now >> (TIMER_WHEEL_BITS * (l))) & 63)
+
+/* Level l's run of its pending group (the runs alternate by group parity). */
+TIMER_INLINE_ size_t timer_wheel_run_(const struct timer_wheel *w, unsigned l)
+{
+    uint64_t g = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1;
+    return TIMER_WHEEL_RUNS + 2 * (l - 1) + (size_t)(g & 1);
+}
+
+/* Move the clock forward to t: every level whose group changes has a new
+ * pending group, of which nothing went down yet. */
+TIMER_INLINE_ void timer_wheel_advance_(struct timer_wheel *w, int64_t t)
+{
+    if (t > w->now)
+        w->refining &= ~((2u << timer_wheel_level_(w->now, t)) - 1);
+    w->now = t;
+}
+
+/* ---- lists ------------------------------------------------------------------- */
+
 /* Append an unlinked node to list i, initialising the head if i was empty.
  * Appending is what keeps each list in arrival order. */
 TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
@@ -2449,112 +2519,66 @@ TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct tim
     tlist_push_back_(&w->slot[i], &n->link);
 }
 
-/* ---- the runs: sorted lists, oldest first ---------------------------------
- * Items at or behind the clock, and pending slots found in expiry order.
- * Among equal expiries an older run's items arrived first, and so did a
- * run's than any slot item's. Run r is list RUN0 + r. */
-
-/* Merge run b into the older run a, stably (a's items first among equal
- * expiries): O(length of b + a's items up to b's last); O(1) when one of
- * them ends before the other starts. */
-TIMER_INLINE_ void timer_wheel_merge_(struct timer_wheel *w, size_t a, size_t b)
+/* Append the whole of list `from` (not empty) to list `to`. */
+TIMER_INLINE_ void timer_wheel_move_list_(struct timer_wheel *w, size_t to, size_t from)
 {
-    struct tlist *ha = &w->slot[TIMER_WHEEL_RUN0 + a], *hb = &w->slot[TIMER_WHEEL_RUN0 + b], *x,
-                 *pos = timer_wheel_back_(w, TIMER_WHEEL_RUN0 + a) <= timer_wheel_front_(w, TIMER_WHEEL_RUN0 + b) ? ha : ha->next;
-    if (timer_wheel_back_(w, TIMER_WHEEL_RUN0 + b) < timer_wheel_front_(w, TIMER_WHEEL_RUN0 + a))
-        tlist_splice_range_(ha->next, hb->next, hb->prev);  /* all of b before a */
-    else
-        while ((x = hb->next) != hb) {      /* pos == ha at once: all of b after a */
-            for (; pos != ha && timer_wheel_node_of_(pos)->expire <= timer_wheel_node_of_(x)->expire; pos = pos->next)
-                TIMER_WHEEL_ON_WALK_(1);
-            if (pos == ha) {                /* the rest of b is later: after a's last */
-                tlist_splice_range_(ha, x, hb->prev);
-                break;
-            }
-            TIMER_WHEEL_ON_MOVE_();
-            tlist_remove(x);
-            tlist_splice_range_(pos, x, x); /* i.e. link x just before pos */
+    if (!tbitmap_test(w->occupied, to)) {
+        tbitmap_set(w->occupied, to);
+        tlist_init(&w->slot[to]);
+    }
+    tlist_splice_back_(&w->slot[to], &w->slot[from]);
+    tbitmap_clear(w->occupied, from);
+}
+
+/* Take the first link off list i (not empty). */
+TIMER_INLINE_ struct tlist *timer_wheel_unlink_front_(struct timer_wheel *w, size_t i)
+{
+    struct tlist *first = w->slot[i].next;
+    tlist_remove(first);
+    if (w->slot[i].next == &w->slot[i])
+        tbitmap_clear(w->occupied, i);
+    return first;
+}
+
+/* Merge the sorted list b into the sorted list a, stably (a's items first
+ * among equal expiries): O(length of b + a's items up to b's last). */
+TIMER_NOINLINE_ void timer_wheel_merge_(struct tlist *a, struct tlist *b)
+{
+    struct tlist *pos = a->next, *x;
+    while ((x = b->next) != b) {
+        int64_t e = timer_wheel_node_of_(x)->expire;
+        for (; pos != a && timer_wheel_node_of_(pos)->expire <= e; pos = pos->next)
+            TIMER_WHEEL_ON_WALK_(1);
+        if (pos == a) {                     /* the rest of b is later than all of a */
+            tlist_splice_back_(a, b);
+            break;
         }
-    tbitmap_clear(w->occupied, TIMER_WHEEL_RUN0 + b);
-    w->run_size[a] += w->run_size[b];
+        TIMER_WHEEL_ON_MOVE_();
+        tlist_remove(x);
+        tlist_splice_range_(pos, x, x);     /* i.e. link x just before pos */
+    }
+    tlist_init(b);
 }
 
-/* Pack the runs to the front, oldest first (pops empty the oldest first,
- * so the newest run reaches the last head long before 64 are in use); when
- * 32 or more are, merge each with the one before it while that is not more
- * than twice its size: sizes then more than double towards the oldest, so
- * there are O(log n) runs and each item takes part in O(log n) merges (a
- * binary counter). */
-TIMER_NOINLINE_ void timer_wheel_normalize_(struct timer_wheel *w)
-{
-    uint64_t runs = timer_wheel_runs_(w);
-    size_t r, top = 0, used = 0;
-    for (; runs != 0; runs &= runs - 1)
-        used++;
-    for (r = 0; (r = tbitmap_find_first(w->occupied, TIMER_WHEEL_RUN0 + r, TIMER_WHEEL_NSLOTS) - TIMER_WHEEL_RUN0) < 64; r++) {
-        struct tlist *h = &w->slot[TIMER_WHEEL_RUN0 + top];
-        if (r != top) {                     /* move the head down; its items stay */
-            *h = w->slot[TIMER_WHEEL_RUN0 + r];
-            h->next->prev = h->prev->next = h;
-            tbitmap_clear(w->occupied, TIMER_WHEEL_RUN0 + r);
-            tbitmap_set(w->occupied, TIMER_WHEEL_RUN0 + top);
-            w->run_size[top] = w->run_size[r];
-        }
-        for (top++; used >= 32 && top >= 2 && w->run_size[top - 2] <= 2 * w->run_size[top - 1]; top--)
-            timer_wheel_merge_(w, top - 2, top - 1);
-    }
-    if (top == 64)                          /* sizes past 2^63: not in this universe */
-        timer_wheel_merge_(w, top - 2, top - 1);
-    w->best = -1;
-}
-
-/* Add the sorted chain first .. last (k items, out of any list) to the
- * runs: onto whichever of the two newest runs has the latest last item
- * not after it (two ascending streams that interleave, re-arms behind the
- * clock and timers due now, each keep their run), else as a new run. The
- * older of the two takes it only when the newer has no item of an expiry
- * in the chain, so ties still go out in the order they came. */
-TIMER_NOINLINE_ void timer_wheel_add_run_(struct timer_wheel *w, struct tlist *first, struct tlist *last, size_t k)
-{
-    int64_t f = timer_wheel_node_of_(first)->expire;
-    uint64_t runs = timer_wheel_runs_(w);
-    size_t r = runs != 0 ? tbitmap_highest(runs) : 0, q = runs & (runs - 1) ? tbitmap_highest(runs ^ (uint64_t)1 << r) : r;
-    if (q != r && timer_wheel_back_(w, TIMER_WHEEL_RUN0 + q) <= f && (timer_wheel_node_of_(last)->expire < timer_wheel_front_(w, TIMER_WHEEL_RUN0 + r)
-            || timer_wheel_back_(w, TIMER_WHEEL_RUN0 + q) > timer_wheel_back_(w, TIMER_WHEEL_RUN0 + r)))
-        r = q;
-    if (runs != 0 && timer_wheel_back_(w, TIMER_WHEEL_RUN0 + r) > f && ++r == 64) {
-        timer_wheel_normalize_(w);
-        timer_wheel_add_run_(w, first, last, k);
-        return;
-    }
-    if (!tbitmap_test(w->occupied, TIMER_WHEEL_RUN0 + r)) {     /* a new run */
-        tbitmap_set(w->occupied, TIMER_WHEEL_RUN0 + r);
-        tlist_init(&w->slot[TIMER_WHEEL_RUN0 + r]);
-        w->run_size[r] = 0;
-        w->runs_low = f < w->runs_low ? f : w->runs_low;
-        w->best = -1;
-    }
-    tlist_splice_range_(&w->slot[TIMER_WHEEL_RUN0 + r], first, last);
-    w->run_size[r] += k;
-}
+/* ---- the runs of pending and current groups -------------------------------- */
 
 /* Choose the run pop hands out from first: the earliest first item, ties
- * to the older run (the lower index). upto: how far it may go before
- * another run's item must go first. runs_low becomes exact. */
+ * to the coarser level (its items arrived first). upto: how far it may go
+ * before another run's item must go first. runs_low becomes exact. */
 TIMER_NOINLINE_ void timer_wheel_pick_(struct timer_wheel *w)
 {
     uint64_t runs = timer_wheel_runs_(w);
     int64_t t = TIMER_NEVER, upto = TIMER_NEVER;
-    for (w->best = -1; runs != 0; runs &= runs - 1) {
-        int r = (int)tbitmap_lowest(runs);
-        int64_t f = timer_wheel_front_(w, TIMER_WHEEL_RUN0 + (size_t)r);
-        if (w->best >= 0 && f >= t) {       /* a newer run: its ties go after */
-            upto = f < upto ? f : upto;
-            continue;
+    for (w->best = -1; runs != 0; runs &= ~(UINT64_C(1) << tbitmap_highest(runs))) {
+        int r = (int)tbitmap_highest(runs);  /* coarsest first */
+        int64_t f = timer_wheel_front_(w, TIMER_WHEEL_RUNS + (size_t)r);
+        if (w->best < 0 || f < t) {         /* a finer run that goes first: up to t - 1 */
+            upto = w->best < 0 ? upto : t - 1 < upto ? t - 1 : upto;
+            w->best = r;
+            t = f;
+        } else if (f < upto) {              /* a finer run: its ties go after best's */
+            upto = f;
         }
-        upto = w->best < 0 ? upto : t - 1;  /* an older best's ties go first */
-        w->best = r;
-        t = f;
     }
     w->upto = upto;
     w->runs_low = t;
@@ -2563,45 +2587,47 @@ TIMER_NOINLINE_ void timer_wheel_pick_(struct timer_wheel *w)
 /* The run whose first item pop hands out first (its list), or NSLOTS. */
 TIMER_INLINE_ size_t timer_wheel_best_run_(struct timer_wheel *w)
 {
-    size_t i = TIMER_WHEEL_RUN0 + (size_t)w->best;
-    if (w->best >= 0 && tbitmap_test(w->occupied, i) && timer_wheel_front_(w, i) <= w->upto)
-        return i;
-    timer_wheel_pick_(w);
-    return w->best < 0 ? TIMER_WHEEL_NSLOTS : TIMER_WHEEL_RUN0 + (size_t)w->best;
+    size_t i = TIMER_WHEEL_RUNS + (size_t)w->best;
+    if (w->best < 0 || !tbitmap_test(w->occupied, i) || timer_wheel_front_(w, i) > w->upto)
+        timer_wheel_pick_(w);
+    return w->best < 0 ? TIMER_WHEEL_NSLOTS : TIMER_WHEEL_RUNS + (size_t)w->best;
 }
 
 /* Hand out list i's items up to `upto` from its front (the first is no
  * later), in order: one cut from the list onto out's end. For a run,
  * runs_low follows its new first item. */
-TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t i, int64_t upto, struct tlist *out)
+TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t i, int64_t upto,
+                                             struct tlist *out)
 {
     struct tlist *head = &w->slot[i], *first = head->next, *last = first, *next;
     size_t k = 1;
     tlist_ready_(out);
     timer_wheel_make_due_(timer_wheel_node_of_(first));
-    for (; (next = last->next) != head && timer_wheel_node_of_(next)->expire <= upto; last = next, k++)
+    for (; (next = last->next) != head && timer_wheel_node_of_(next)->expire <= upto; last = next) {
         timer_wheel_make_due_(timer_wheel_node_of_(next));
+        k++;
+    }
     head->next = next;
     next->prev = head;
     tlist_splice_range_(out, first, last);
     if (next == head)
         tbitmap_clear(w->occupied, i);
-    if (i >= TIMER_WHEEL_RUN0) {
-        w->run_size[i - TIMER_WHEEL_RUN0] -= k;
-        w->runs_low = next != head && timer_wheel_node_of_(next)->expire < w->upto ? timer_wheel_node_of_(next)->expire : w->upto;
+    if (i >= TIMER_WHEEL_RUNS) {
+        int64_t f = next != head ? timer_wheel_node_of_(next)->expire : TIMER_NEVER;
+        w->runs_low = f < w->upto ? f : w->upto;
     }
     return k;
 }
 
 /* Hand out every run item with expire <= bound, in pop order: from the
  * best run as far as upto allows, then from the next best. */
-TIMER_NOINLINE_ size_t timer_wheel_take_runs_slow_(struct timer_wheel *w, int64_t bound, struct tlist *out)
+TIMER_NOINLINE_ size_t timer_wheel_take_runs_slow_(struct timer_wheel *w, int64_t bound,
+                                                   struct tlist *out)
 {
     size_t k = 0, i;
     while ((i = timer_wheel_best_run_(w)) < TIMER_WHEEL_NSLOTS && timer_wheel_front_(w, i) <= bound)
         k += timer_wheel_take_front_(w, i, bound < w->upto ? bound : w->upto, out);
-    if (i < TIMER_WHEEL_NSLOTS)
-        w->runs_low = timer_wheel_front_(w, i);
+    w->runs_low = i < TIMER_WHEEL_NSLOTS ? timer_wheel_front_(w, i) : TIMER_NEVER;
     return k;
 }
 
@@ -2609,34 +2635,189 @@ TIMER_NOINLINE_ size_t timer_wheel_take_runs_slow_(struct timer_wheel *w, int64_
  * other run's item can be due by bound, so its due items go in one cut. */
 TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound, struct tlist *out)
 {
-    size_t i = TIMER_WHEEL_RUN0 + (size_t)w->best;
-    if (w->best < 0 || bound >= w->upto || w->slot[i].next == &w->slot[i] || timer_wheel_front_(w, i) > bound)
+    size_t i = TIMER_WHEEL_RUNS + (size_t)w->best;
+    if (w->best < 0 || bound >= w->upto || !tbitmap_test(w->occupied, i) ||
+        timer_wheel_front_(w, i) > bound)
         return timer_wheel_take_runs_slow_(w, bound, out);
     return timer_wheel_take_front_(w, i, bound, out);
 }
 
-/* ---- insert, remove, reschedule ------------------------------------------ */
+/* ---- behind the clock: the due run and the merge ---------------------------- */
 
-/* File an unlinked node at `expire`: at or after limit, straight into its
- * slot (the common insert); earlier, into its slot with limit lowered to
- * its start, or at or before the clock into the runs. */
-TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer_wheel_node *n)
+#define timer_wheel_tier_(t, j) (TIMER_WHEEL_DUE + 1 + 3 * (TIMER_WHEEL_TIERS - 1 - (t)) + (j))
+
+/* Is anything behind the clock? (The due run and the tiers: bit 20 of
+ * word 21 and up.) */
+TIMER_INLINE_ bool timer_wheel_behind_(const struct timer_wheel *w)
 {
-    size_t i;
-    if (n->expire <= w->now) {
-        timer_wheel_add_run_(w, &n->link, &n->link, 1);
+    return (w->occupied[TIMER_WHEEL_DUE / 64] >> (TIMER_WHEEL_DUE % 64) | w->occupied[22] |
+            w->occupied[23]) != 0;
+}
+
+TIMER_NOINLINE_ void timer_wheel_carry_(struct timer_wheel *w, unsigned t, size_t from);
+
+/* Move up to `steps` items of tier t's two runs (X, Y) onto its merged
+ * front (D), the earlier front first, X's on ties (it is older); when one
+ * of them is empty, D followed by the other is the tier's run, carried to
+ * the next tier. */
+TIMER_NOINLINE_ void timer_wheel_advance_tier_(struct timer_wheel *w, unsigned t, size_t steps)
+{
+    size_t d = timer_wheel_tier_(t, 0), x = d + 1, y = d + 2;
+    for (; steps != 0 && tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y); steps--) {
+        size_t s = timer_wheel_front_(w, x) <= timer_wheel_front_(w, y) ? x : y;
+        TIMER_WHEEL_ON_MOVE_();
+        timer_wheel_link_(w, d, timer_wheel_node_of_(timer_wheel_unlink_front_(w, s)));
+    }
+    if (tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y))
+        return;
+    w->merging &= ~(UINT64_C(1) << t);
+    if (tbitmap_test(w->occupied, x))
+        timer_wheel_move_list_(w, d, x);
+    if (tbitmap_test(w->occupied, y))
+        timer_wheel_move_list_(w, d, y);
+    if (tbitmap_test(w->occupied, d) && t + 1 < TIMER_WHEEL_TIERS)
+        timer_wheel_carry_(w, t + 1, d);
+    else if (tbitmap_test(w->occupied, d))
+        timer_wheel_move_list_(w, x, d);    /* the top tier keeps its run */
+}
+
+/* Put the sorted list `from` into tier t: its run X if it has none, else
+ * its run Y, and the tier starts merging. A tier receives a run at most
+ * once every 2^(t-1) inserts and merges it in 2^(t-2) (8 steps an insert,
+ * runs of at most 2^t items), so it is never merging when a run arrives;
+ * the top tier, which 2^56 inserts would reach, finishes its merge first. */
+TIMER_NOINLINE_ void timer_wheel_carry_(struct timer_wheel *w, unsigned t, size_t from)
+{
+    size_t x = timer_wheel_tier_(t, 1);
+    if ((w->merging >> t & 1) != 0)
+        timer_wheel_advance_tier_(w, t, SIZE_MAX);
+    timer_wheel_move_list_(w, tbitmap_test(w->occupied, x) ? x + 1 : x, from);
+    if (tbitmap_test(w->occupied, x + 1))
+        w->merging |= UINT64_C(1) << t;
+}
+
+/* File n (expire at or before the clock) behind it: in expiry order onto
+ * the due run, else as a new run of the merge, whose merging tiers each
+ * then move 8 items. The next pop at or after the clock takes the slow
+ * path, which hands out everything behind it first. */
+TIMER_NOINLINE_ void timer_wheel_file_behind_(struct timer_wheel *w, struct timer_wheel_node *n)
+{
+    uint64_t merging;
+    w->wake = (uint64_t)w->now;
+    if (n->expire >= w->high) {
+        w->high = n->expire;
+        timer_wheel_link_(w, TIMER_WHEEL_DUE, n);
         return;
     }
-    timer_wheel_link_(w, i = timer_wheel_slot_(w->now, n->expire), n);
-    if ((uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit)
-        w->limit = (uint64_t)timer_wheel_slot_start_(w->now, i);
+    if ((w->merging & 1) != 0)
+        timer_wheel_advance_tier_(w, 0, SIZE_MAX);
+    timer_wheel_link_(w, timer_wheel_tier_(0, 0), n);  /* a run of one, carried into tier 0 */
+    timer_wheel_carry_(w, 0, timer_wheel_tier_(0, 0));
+    for (merging = w->merging; merging != 0; merging &= merging - 1)
+        timer_wheel_advance_tier_(w, tbitmap_lowest(merging), 8);
+}
+
+/* The list behind the clock whose first item goes out first: the least
+ * first expiry, ties to the list that comes first (the lists lie in the
+ * order their ties go out); NSLOTS when nothing is behind the clock. */
+TIMER_INLINE_ size_t timer_wheel_behind_first_(const struct timer_wheel *w)
+{
+    size_t i = TIMER_WHEEL_DUE, best = TIMER_WHEEL_NSLOTS;
+    for (; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++)
+        if (best == TIMER_WHEEL_NSLOTS || timer_wheel_front_(w, i) < timer_wheel_front_(w, best))
+            best = i;
+    return best;
+}
+
+/* Hand out every item behind the clock with expire <= bound, in pop order:
+ * each list's due front, cut off and merged with the others stably in the
+ * order of the lists (bottom-up, so an item takes part in at most
+ * log2(lists) + 1 merges), then marked due onto out. */
+TIMER_NOINLINE_ size_t timer_wheel_take_behind_(struct timer_wheel *w, int64_t bound,
+                                                struct tlist *out)
+{
+    struct tlist acc[10], *head, *pos;
+    unsigned rank[10], top = 0;
+    size_t i = TIMER_WHEEL_DUE, k = 0;
+    for (; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++) {
+        head = &w->slot[i];
+        if (timer_wheel_front_(w, i) > bound)
+            continue;
+        tlist_init(&acc[top]);
+        if (timer_wheel_back_(w, i) <= bound) {
+            tlist_splice_back_(&acc[top], head);
+            tbitmap_clear(w->occupied, i);
+        } else {
+            for (pos = head->next; timer_wheel_node_of_(pos)->expire <= bound; pos = pos->next)
+                TIMER_WHEEL_ON_WALK_(1);
+            tlist_splice_range_(&acc[top], head->next, pos->prev);
+            head->next = pos;
+            pos->prev = head;
+        }
+        for (rank[top++] = 0; top >= 2 && rank[top - 2] == rank[top - 1]; top--, rank[top - 1]++)
+            timer_wheel_merge_(&acc[top - 2], &acc[top - 1]);
+    }
+    for (; top >= 2; top--)
+        timer_wheel_merge_(&acc[top - 2], &acc[top - 1]);
+    if (top != 0) {
+        for (pos = acc[0].next; pos != &acc[0]; pos = pos->next, k++)
+            timer_wheel_make_due_(timer_wheel_node_of_(pos));
+        tlist_ready_(out);
+        tlist_splice_back_(out, &acc[0]);
+    }
+    if (!timer_wheel_behind_(w)) {
+        w->high = -1;
+        w->merging = 0;
+    }
+    return k;
+}
+
+/* ---- insert, remove, reschedule ------------------------------------------ */
+
+/* An item arrived in level l's pending slot: the next pop, next_expiry or
+ * first prepares it (the pop takes the slow path), with 8 steps for it. */
+TIMER_NOINLINE_ void timer_wheel_arrive_(struct timer_wheel *w, unsigned l)
+{
+    if (l != 0) {
+        w->credit[l] += 8;
+        w->wake = w->wake < (uint64_t)w->now + 1 ? w->wake : (uint64_t)w->now + 1;
+    }
+}
+
+/* Link n into its slot at level l (its level against the clock). */
+TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, unsigned l, struct timer_wheel_node *n)
+{
+    unsigned s = TIMER_WHEEL_BITS * l;
+    uint64_t g = (uint64_t)n->expire >> s;
+    timer_wheel_link_(w, 128 * (size_t)l + (size_t)(g & 127), n);
+    if (g - ((uint64_t)w->now >> s) == 1)
+        timer_wheel_arrive_(w, l);
+}
+
+/* File an unlinked node at `expire`: at or after limit, straight into its
+ * slot (the common insert); earlier, into its slot with limit (and wake)
+ * lowered to its start, or at or before the clock behind it. */
+TIMER_NOINLINE_ void timer_wheel_file_early_(struct timer_wheel *w, struct timer_wheel_node *n)
+{
+    unsigned l;
+    uint64_t start, end = ((uint64_t)w->now | 63) + 1;
+    if (n->expire <= w->now) {
+        timer_wheel_file_behind_(w, n);
+        return;
+    }
+    l = timer_wheel_level_(w->now, n->expire);
+    start = (uint64_t)n->expire >> (TIMER_WHEEL_BITS * l) << (TIMER_WHEEL_BITS * l);
+    timer_wheel_put_(w, l, n);
+    w->limit = start < w->limit ? start : w->limit;
+    w->wake = w->limit < w->wake ? w->limit : w->wake;
+    w->wake = end < w->wake ? end : w->wake;
 }
 
 TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire, struct timer_wheel_node *n)
 {
     n->expire = expire;
     if ((uint64_t)expire >= w->limit)
-        timer_wheel_link_(w, timer_wheel_slot_(w->now, expire), n);
+        timer_wheel_put_(w, timer_wheel_level_(w->now, expire), n);
     else
         timer_wheel_file_early_(w, n);
 }
@@ -2662,7 +2843,8 @@ TIMER_INLINE_ bool timer_wheel_is_head_(const struct timer_wheel *w, const struc
  * round n's list comes back to n without meeting one of w's heads (n is
  * in another wheel). remove and reschedule assert it with a walk of at most
  * 8 links, so the check stays O(1); TIMER_DEBUG walks the whole list. */
-TIMER_INLINE_ bool timer_wheel_holds_(const struct timer_wheel *w, const struct timer_wheel_node *n, size_t limit)
+TIMER_INLINE_ bool timer_wheel_holds_(const struct timer_wheel *w, const struct timer_wheel_node *n,
+                                      size_t limit)
 {
     const struct tlist *pos;
     if (!timer_wheel_node_pending(n))
@@ -2724,12 +2906,13 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
     assert(timer_wheel_holds_(w, n, 7) &&
            "timer_wheel_reschedule: the item is not in this wheel (another wheel holds it, or init was called while this one held it)");
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
-        size_t i = timer_wheel_slot_(w->now, expire);
-        if (n->link.next != &w->slot[i]) {
+        unsigned l = timer_wheel_level_(w->now, expire);
+        if (n->link.next != &w->slot[timer_wheel_index_(l, expire)]) {
             if (!timer_wheel_cut_(w, n))
                 return -EINVAL;             /* another wheel's item: nothing changes */
+            n->expire = expire;
             n->link.next = NULL;
-            timer_wheel_link_(w, i, n);
+            timer_wheel_put_(w, l, n);
         }
         n->expire = expire;
         return 0;
@@ -2741,109 +2924,119 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire, 
     return 0;
 }
 
-/* ---- refining ahead of the clock ------------------------------------------ */
+/* ---- preparing the pending slots ------------------------------------------ */
 
-/* Prepare level l's pending slot P, which is not empty (the callers see to
- * it), up to `budget` steps. It returns the items moved, or walked into a
- * run, or walked when the budget ended the walk; 0 only when a walk took
- * the budget and moved nothing (the background moves on). With budget
- * SIZE_MAX a call always empties P or makes a run of its front. P's items
- * go, front first, to the second half of level l - 1, which is P's range
- * (refining). Before anything of P's group went down (to that half, or to
- * a finer second half inside P's range while the clock's groups below are
- * at their last slot), P is walked first: a front of 8 or more items in
- * expiry order (fixed-delay timeouts are inserted that way) becomes a run,
- * so its items are not refined level by level; a few items are refined all
- * the same (a run would cost as much), and so is a front short of P's end
- * while 16 runs are in use (fronts of unordered items that tie, thousands a
- * tick, would otherwise fill the runs, and merging them is not spread over
- * calls). Once any item of the group went down, its later items follow: a
- * run would hold items that arrived after them. Every list stays in arrival
- * order. */
+/* Prepare level l's pending slot P (not empty; group g, the one after the
+ * clock's), up to `budget` steps; returns the steps taken (at least one).
+ * While nothing of g went down yet, a front of P in expiry order that
+ * continues g's run, or starts one of 8 items or more, is cut onto the run:
+ * walked once, never moved. Otherwise P's items go, front first, to their
+ * slots in the second half of level l - 1, which is g's range (refining). */
 TIMER_NOINLINE_ size_t timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
 {
-    uint64_t group = ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l)) + 1, up;
-    size_t p = 128 * l + (group & 127), k = 0, j = l - 1;
-    struct tlist *ph = &w->slot[p], *pos = NULL, *next, *first = NULL, *end;
-    int64_t last = 0;
-    bool fresh = w->occupied[2 * j + (group & 1)] == 0, run = false;
-    for (; fresh && j > 0 && ((up = (uint64_t)w->now >> (TIMER_WHEEL_BITS * j)) & 63) == 63; j--)
-        fresh = w->occupied[2 * (j - 1) + ((up + 1) & 1)] == 0;
-    if (fresh) {
-        for (pos = first = ph->next; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
+    size_t p = timer_wheel_pending_(w, l), r = timer_wheel_run_(w, l), k = 0, j = 0;
+    struct tlist *ph = &w->slot[p], *pos = ph->next, *next, *end;
+    if ((w->refining >> l & 1) == 0) {
+        bool had = tbitmap_test(w->occupied, r);
+        int64_t last = had ? timer_wheel_back_(w, r) : -1;
+        for (; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; pos = pos->next, k++)
             last = timer_wheel_node_of_(pos)->expire;
         TIMER_WHEEL_ON_WALK_(k);
-        if (k < 8 && k == budget)           /* sorted as far as walked: later */
+        if (k != 0 && (had || k >= 8 || k == budget)) {
+            if (!had) {
+                tbitmap_set(w->occupied, r);
+                tlist_init(&w->slot[r]);
+            }
+            tlist_splice_range_(&w->slot[r], ph->next, pos->prev);
+            ph->next = pos;
+            pos->prev = ph;
+            if (pos == ph)
+                tbitmap_clear(w->occupied, p);
+            w->best = -1;
+            w->runs_low = w->runs_low < timer_wheel_front_(w, r) ? w->runs_low : timer_wheel_front_(w, r);
             return k;
-        for (up = timer_wheel_runs_(w), j = 0; up != 0; up &= up - 1)
-            j++;                            /* runs in use */
-        run = k >= 8 && (pos == ph || j < 16);  /* a sorted front: a run */
-    }
-    if (!run)
-        for (pos = ph->next, end = ph->prev, budget -= k, k = 0; pos != ph && budget-- != 0; pos = next, k++) {
-            next = pos->next;
-            /* A second chain of loads, from the back until the two meet:
-             * two cache misses in flight, and the front finds those items
-             * loaded (volatile: the compiler keeps loads nothing reads). */
-            end = end == pos || end == next || end == NULL ? NULL : ((volatile struct tlist *)end)->prev;
-            TIMER_WHEEL_ON_MOVE_();
-            pos->next = NULL;
-            timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)timer_wheel_node_of_(pos)->expire >> (TIMER_WHEEL_BITS * (l - 1))) & 127),
-                              timer_wheel_node_of_(pos));
         }
-    end = pos->prev;                        /* the front's last, if a run */
-    ph->next = pos;                         /* P keeps what follows */
+        pos = ph->next;                     /* a short sorted front: refined with the rest */
+        j = k;
+        budget = budget > k ? budget - k : 1;
+    }
+    w->refining |= 1u << l;
+    for (end = ph->prev, k = 0; pos != ph && k < budget; pos = next, k++) {
+        next = pos->next;
+        /* A second chain of loads, from the back until the two meet: two
+         * cache misses in flight, and the front finds those items loaded
+         * (volatile: the compiler keeps loads nothing reads). */
+        end = end == pos || end == next || end == NULL ? NULL : ((volatile struct tlist *)end)->prev;
+        TIMER_WHEEL_ON_MOVE_();
+        pos->next = NULL;
+        timer_wheel_link_(w, timer_wheel_index_(l - 1, timer_wheel_node_of_(pos)->expire),
+                          timer_wheel_node_of_(pos));
+    }
+    ph->next = pos;
     pos->prev = ph;
     if (pos == ph)
         tbitmap_clear(w->occupied, p);
-    if (run)
-        timer_wheel_add_run_(w, first, end, k);
-    return k;
+    return j + k;
 }
 
-/* The background: 16 steps (items refined or walked), and 4 more for each
- * item that arrived since it last worked and is still pending (the count
- * then, less the items handed out since, to the count now), on the pending
- * slots of the clock now, finest level first (its deadline is the nearest),
- * up to the coarsest level in use; level 2 and up once the clock is a
- * quarter into the group before the slot's, since what it walks earlier may
- * leave before it is due (idle connections push their timeouts back on
- * every message), and the rest of the group leaves it the same time. A slot
- * of one item is left where it is: the scan compares it there, and pop
- * takes it from there. What arrives is
- * what must be prepared: an event loop re-arms what it pops, while a pop
- * through timers inserted in bulk finds its slots where the inserts put
- * them, and refines each when it gets there, at once, from both ends of its
- * list (cache misses in pairs), not ahead in small parts. Each slow pop
- * ends with it, and an inline pop once it has handed out 64 items since (a
- * loop of fixed-delay timeouts pops them from runs, in line). */
+/* Has level l's pending slot work left (two items or more)? */
+TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
+{
+    size_t p = timer_wheel_pending_(w, l);
+    return tbitmap_test(w->occupied, p) && !timer_wheel_single_(w, p);
+}
+
+/* The quanta of one call: Q steps on each level's pending slot, from the
+ * coarsest level in use down, and each level's credit. Levels whose pending
+ * slots share a deadline (the clock at the last group of the finer one, so
+ * that its pending slot lies in the coarser one's) pool their quanta,
+ * spent coarse first, since the finer one's items come from the coarser.
+ * Then wake, for the next pop: true while work is left. */
 TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
-    size_t in = w->count + w->debt, budget = 16 + 4 * (in > w->settled ? in - w->settled : 0), p, k;
-    unsigned l = 2 * TIMER_WHEEL_LEVELS - 2, top;
+    unsigned l = 2 * TIMER_WHEEL_LEVELS - 2, m;
+    bool left = false;
     while (l > 1 && (w->occupied[l] | w->occupied[l - 1]) == 0)
         l -= 2;                             /* above level l / 2 every slot is empty */
-    for (top = l / 2, l = 1; l <= top && budget != 0; l++)
-        while ((l < 2 || ((uint64_t)w->now >> (TIMER_WHEEL_BITS * l - 2) & 3) != 0) && tbitmap_test(w->occupied, p = timer_wheel_pending_(w, l)) &&
-               w->slot[p].next != w->slot[p].prev && (k = timer_wheel_step_(w, l, budget)) != 0)
-            budget -= k;                    /* step_ spends no more than budget */
-    w->settled = w->count;
-    w->debt = 0;
+    for (l /= 2; l >= 1; l = m - 1) {
+        size_t budget = 0;
+        for (m = l;; m--) {
+            budget += TIMER_WHEEL_QUANTUM + w->credit[m];
+            w->credit[m] = 0;
+            if (m == 1 || timer_wheel_digit_(w, m - 1) != 63)
+                break;
+        }
+        for (; l >= m; l--) {
+            while (budget != 0 && timer_wheel_owes_(w, l)) {
+                size_t k = timer_wheel_step_(w, l, budget);
+                budget -= k < budget ? k : budget;
+            }
+            left = left || timer_wheel_owes_(w, l);
+        }
+    }
+    if (timer_wheel_behind_(w))
+        w->wake = (uint64_t)w->now;
+    else if (left)
+        w->wake = (uint64_t)w->now + 1;
+    else
+        w->wake = w->limit < ((uint64_t)w->now | 63) + 1 ? w->limit : ((uint64_t)w->now | 63) + 1;
 }
+
+/* ---- finding the earliest slot --------------------------------------------- */
 
 /* The pending slots whose range is level l's second half: level l + 1's,
  * and more levels' while the clock is in the last group at each. Their
- * items may be earlier than the second half's, and arrived later, so they
+ * items may be earlier than the second half's, and arrived earlier, so they
  * are prepared first; or, with `prepare` false, reported as *pend. One
  * item alone, earlier than the second half's first slot, is returned
  * instead (pop may take it where it is); else NSLOTS. */
 TIMER_NOINLINE_ size_t timer_wheel_range_(struct timer_wheel *w, unsigned l, bool prepare, bool *pend)
 {
     unsigned top = l + 1, m;
-    size_t p = timer_wheel_pending_(w, top), word = 2 * l + 1 - (((uint64_t)w->now >> (TIMER_WHEEL_BITS * top)) & 1);
-    while (top + 1 < TIMER_WHEEL_LEVELS && (((uint64_t)w->now >> (TIMER_WHEEL_BITS * top)) & 63) == 63)
+    size_t p = timer_wheel_pending_(w, top), word = 2 * l + 1 - timer_wheel_digit_(w, top) % 2;
+    while (top + 1 < TIMER_WHEEL_LEVELS && timer_wheel_digit_(w, top) == 63)
         top++;
-    if (top == l + 1 && tbitmap_test(w->occupied, p) && w->slot[p].next == w->slot[p].prev &&
+    if (top == l + 1 && tbitmap_test(w->occupied, p) && timer_wheel_single_(w, p) &&
         timer_wheel_front_(w, p) < timer_wheel_slot_start_(w->now, 64 * word + tbitmap_lowest(w->occupied[word])))
         return p;
     for (m = top; m > l; m--) {
@@ -2885,17 +3078,19 @@ TIMER_INLINE_ size_t timer_wheel_scan_(struct timer_wheel *w, unsigned l, bool p
  * slot is one tick; a slot of one item), else -1. */
 TIMER_INLINE_ int64_t timer_wheel_exact_(const struct timer_wheel *w, size_t i)
 {
-    return i < 128 ? timer_wheel_slot_start_(w->now, i) : w->slot[i].next == w->slot[i].prev ? timer_wheel_front_(w, i) : -1;
+    return i < 128 ? timer_wheel_slot_start_(w->now, i)
+                   : timer_wheel_single_(w, i) ? timer_wheel_front_(w, i) : -1;
 }
 
-/* Slot i, which starts at `start`, is the earliest and must be refined
+/* Slot i, which starts at `start`, is the earliest and must be opened
  * (every run item is later than its start): move the clock to just before
- * it, where it is its level's pending slot, and prepare it. */
+ * it, where it is its level's pending slot, and finish preparing it. What
+ * is left of it is the one work beyond a call's quanta (see the top). */
 TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i, int64_t start)
 {
     unsigned l = (unsigned)(i >> 7);
     if (i != timer_wheel_pending_(w, l))
-        w->now = start - 1;
+        timer_wheel_advance_(w, start - 1);
     w->limit = (uint64_t)start;
     while (tbitmap_test(w->occupied, i))
         (void)timer_wheel_step_(w, l, SIZE_MAX);        /* until P is empty */
@@ -2903,32 +3098,45 @@ TIMER_NOINLINE_ void timer_wheel_refine_(struct timer_wheel *w, size_t i, int64_
 
 /* ---- pop, next_expiry, first ------------------------------------------------ */
 
-/* pop when the fast path does not apply: now behind the clock (then only
- * run items can be due), or a run item or slot at or before now. Slots and
- * runs are taken in time order, a run's items first among equal expiries;
- * a coarse slot that starts by now is refined first. The clock follows
- * each level-0 slot taken (all is handed out up to it), so the next one is
- * in the clock's own group. Afterwards the clock is now, and limit the
- * earliest slot's start (or its half's, in a second half, where the
- * pending slot one level up starts and an insert may still go). */
+/* pop when the fast path does not apply. now behind the clock: only items
+ * behind it can be due; with no slot or run item before the level their
+ * groups part at, the clock goes back (after pop(TIMER_NEVER) to drain, or
+ * a far pop, later inserts are not all behind it). Otherwise everything
+ * behind the clock goes first, then slots and runs in time order, a run's
+ * items first among equal expiries; a coarse slot that starts by now is
+ * opened first. The clock follows each level-0 slot taken (all is handed
+ * out up to it), so the next one is in the clock's own group. Afterwards
+ * the clock is now, and limit the earliest slot's start (or its half's, in
+ * a second half, where the pending slot one level up starts and an insert
+ * may still go). */
 TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
     size_t k = 0, i;
     uint64_t bits;
     unsigned l;
-    bool pend;
+    bool pend = false;
     if (now < w->now) {
-        k = timer_wheel_take_runs_(w, now, out);
-        /* With no slot item to keep in place, the clock may go back to
-         * the caller's time (after pop(TIMER_NEVER) to drain, say), so
-         * that later inserts are not all behind it. */
-        if (tbitmap_find_first(w->occupied, 0, TIMER_WHEEL_RUN0) == TIMER_WHEEL_RUN0) {
-            w->now = now < 0 ? 0 : now;
-            w->limit = UINT64_MAX;
+        int64_t to = now < 0 ? 0 : now;
+        size_t b;
+        if (timer_wheel_behind_(w))
+            k = timer_wheel_take_behind_(w, now, out);
+        for (b = TIMER_WHEEL_DUE; (b = tbitmap_find_first(w->occupied, b, TIMER_WHEEL_NSLOTS)) <
+                                  TIMER_WHEEL_NSLOTS; b++)
+            to = timer_wheel_back_(w, b) > to ? timer_wheel_back_(w, b) : to;
+        l = to < w->now ? timer_wheel_level_(w->now, to) : 0;
+        if (to < w->now && tbitmap_find_first(w->occupied, 0, 128 * l) == 128 * l &&
+            (timer_wheel_runs_(w) & ((UINT64_C(1) << 2 * l) - 1)) == 0) {
+            w->refining &= ~((2u << l) - 1);
+            w->now = to;
+            w->limit = (uint64_t)to + 1;    /* every slot starts after the clock */
         }
     } else {
-        for (l = 0; (i = timer_wheel_scan_(w, l, true, &pend)) < TIMER_WHEEL_NSLOTS; l = (unsigned)(i >> 7) - (i >= 128)) {
-            int64_t x = timer_wheel_exact_(w, i), start = timer_wheel_slot_start_(w->now, i), t = x < 0 ? start : x;
+        if (timer_wheel_behind_(w))
+            k = timer_wheel_take_behind_(w, TIMER_NEVER, out);
+        for (l = 0; (i = timer_wheel_scan_(w, l, true, &pend)) < TIMER_WHEEL_NSLOTS;
+             l = (unsigned)(i >> 7) - (i >= 128)) {
+            int64_t x = timer_wheel_exact_(w, i), start = timer_wheel_slot_start_(w->now, i);
+            int64_t t = x < 0 ? start : x;
             if (w->runs_low <= (t < now ? t : now))
                 k += timer_wheel_take_runs_(w, t < now ? t : now, out);
             if (start > now)
@@ -2936,10 +3144,12 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
             if (x < 0 || x > now) {
                 timer_wheel_refine_(w, i, start);
             } else {                        /* then the rest of a level-0 word, straight */
-                for (k += timer_wheel_take_front_(w, i, x, out); i < 128; k += timer_wheel_take_front_(w, i, x, out)) {
-                    w->now = x;
+                for (k += timer_wheel_take_front_(w, i, x, out); i < 128;
+                     k += timer_wheel_take_front_(w, i, x, out)) {
+                    timer_wheel_advance_(w, x);
                     if ((bits = w->occupied[i >> 6] & (~UINT64_C(1) << (x & 63))) == 0 ||
-                        (x = (x & ~INT64_C(63)) + (int64_t)tbitmap_lowest(bits)) > now || w->runs_low <= x)
+                        (x = (x & ~INT64_C(63)) + (int64_t)tbitmap_lowest(bits)) > now ||
+                        w->runs_low <= x)
                         break;
                     i = (i & ~(size_t)63) + (size_t)(x & 63);
                 }
@@ -2947,61 +3157,99 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
         }
         if (i == TIMER_WHEEL_NSLOTS && w->runs_low <= now)
             k += timer_wheel_take_runs_(w, now, out);
-        w->now = now;
-        if (i < TIMER_WHEEL_NSLOTS && ((i >> 6) ^ ((uint64_t)now >> (TIMER_WHEEL_BITS * (i >> 7)) >> 6)) & 1)
+        timer_wheel_advance_(w, now);
+        if (i < TIMER_WHEEL_NSLOTS &&
+            ((i >> 6) ^ ((uint64_t)now >> (TIMER_WHEEL_BITS * (i >> 7)) >> 6)) & 1)
             i &= ~(size_t)63;               /* a second half: where the pending slot above starts */
         w->limit = i < TIMER_WHEEL_NSLOTS ? (uint64_t)timer_wheel_slot_start_(now, i) : UINT64_MAX;
-        w->debt += k;
-        timer_wheel_work_(w);
     }
     assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
     w->count -= k;
+    timer_wheel_work_(w);
     return k;
 }
 
-/* The common pop, inline: at or after the clock and before limit no slot
- * starts, so only run items can be due (none before runs_low), and every
- * slot keeps its place with the clock at now. */
+/* The common pop, inline: at or after the clock and before wake no slot
+ * starts, nothing is behind the clock and no pending slot has work, so
+ * only run items can be due (none before runs_low), and every slot keeps
+ * its place with the clock at now. */
 TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
     size_t k = 0;
-    if ((uint64_t)now >= w->limit || now < w->now)
+    if ((uint64_t)now >= w->wake || now < w->now)
         return timer_wheel_pop_slow_(w, now, out);
     w->now = now;
     if (now >= w->runs_low) {
         k = timer_wheel_take_runs_(w, now, out);
         assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed through another wheel)");
         w->count -= k;
-        if ((w->debt += k) >= 64)
-            timer_wheel_work_(w);
     }
     return k;
 }
 
-/* The list whose first item pop would hand out first (a run, a level-0
- * slot or a slot of one item), with that item's expiry in *t; NSLOTS (and
- * TIMER_NEVER) when empty. A run item no later than limit goes first (no
- * slot item is earlier); otherwise the earliest slot (the scan may make a
- * run) is refined until it is exact: the moves are moves pop would make,
- * and nothing observable changes. */
-TIMER_INLINE_ size_t timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
+/* Does slot i hold at most FEW items? (A walk of at most FEW + 1 links.) */
+TIMER_INLINE_ bool timer_wheel_few_(const struct timer_wheel *w, size_t i)
 {
+    const struct tlist *pos = w->slot[i].next;
+    size_t k = 0;
+    for (; k <= TIMER_WHEEL_FEW && pos != &w->slot[i]; k++)
+        pos = pos->next;
+    TIMER_WHEEL_ON_WALK_(k);
+    return pos == &w->slot[i];
+}
+
+/* The first item of a far slot of at most FEW items: the least expiry,
+ * the first of its ties in the slot's order. */
+TIMER_INLINE_ struct timer_wheel_node *timer_wheel_search_(struct timer_wheel *w, size_t i)
+{
+    struct tlist *pos = w->slot[i].next, *best = pos;
+    size_t k = 0;
+    for (; pos != &w->slot[i]; pos = pos->next, k++)
+        if (timer_wheel_node_of_(pos)->expire < timer_wheel_node_of_(best)->expire)
+            best = pos;
+    TIMER_WHEEL_ON_WALK_(k);
+    return timer_wheel_node_of_(best);
+}
+
+/* The item pop would hand out first, with its expiry in *t; NULL (and
+ * TIMER_NEVER) when empty. Items behind the clock go first (every one is
+ * earlier than every slot and run item); else a run item no later than the
+ * earliest slot's start or item; else the earliest slot is prepared until
+ * exact, as pop would: a pending slot is finished, a far one of at most
+ * FEW items searched, a bigger far one opened by moving the clock over the
+ * empty gap before it (nothing observable changes). The call's quanta go
+ * first, as in every pop. */
+TIMER_INLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel *w, int64_t *t)
+{
+    if (!w->visiting)
+        timer_wheel_work_(w);
     for (;;) {
-        size_t i = TIMER_WHEEL_NSLOTS, r;
+        size_t i, r;
         int64_t x = TIMER_NEVER;
-        bool pend;
-        if ((timer_wheel_runs_(w) == 0 || (uint64_t)timer_wheel_front_(w, timer_wheel_best_run_(w)) > w->limit) &&
-            (i = timer_wheel_scan_(w, 0, true, &pend)) < TIMER_WHEEL_NSLOTS && (x = timer_wheel_exact_(w, i)) < 0)
-            x = timer_wheel_slot_start_(w->now, i);
+        struct timer_wheel_node *n = NULL;
+        bool pend = false;
+        if (timer_wheel_behind_(w)) {
+            i = timer_wheel_behind_first_(w);
+            *t = timer_wheel_front_(w, i);
+            return timer_wheel_node_of_(w->slot[i].next);
+        }
+        if ((i = timer_wheel_scan_(w, 0, true, &pend)) < TIMER_WHEEL_NSLOTS) {
+            if ((x = timer_wheel_exact_(w, i)) >= 0)
+                n = timer_wheel_node_of_(w->slot[i].next);
+            else if (i != timer_wheel_pending_(w, (unsigned)(i >> 7)) && timer_wheel_few_(w, i))
+                x = (n = timer_wheel_search_(w, i))->expire;
+            else
+                x = timer_wheel_slot_start_(w->now, i);     /* to be opened, unless a run goes first */
+        }
         if (timer_wheel_runs_(w) != 0 && timer_wheel_front_(w, r = timer_wheel_best_run_(w)) <= x) {
             *t = timer_wheel_front_(w, r);  /* a run goes first among equal expiries */
-            return r;
+            return timer_wheel_node_of_(w->slot[r].next);
         }
-        if (i == TIMER_WHEEL_NSLOTS || timer_wheel_exact_(w, i) >= 0) {
-            *t = x;
-            return i;
-        }
-        timer_wheel_refine_(w, i, x);       /* x: the slot's start */
+        *t = x;
+        if (i == TIMER_WHEEL_NSLOTS || n != NULL)
+            return n;
+        timer_wheel_refine_(w, i, x);
+        w->wake = (uint64_t)w->now + 1;     /* new pending slots: the next pop sees to them */
     }
 }
 
@@ -3017,51 +3265,56 @@ TIMER_INLINE_ int64_t timer_wheel_next_expiry(const struct timer_wheel *cw)
 TIMER_INLINE_ struct timer_wheel_node *timer_wheel_first(const struct timer_wheel *cw)
 {
     int64_t t;
-    size_t i = timer_wheel_locate_((struct timer_wheel *)(uintptr_t)cw, &t);
-    return i == TIMER_WHEEL_NSLOTS ? NULL : timer_wheel_node_of_(cw->slot[i].next);
+    return timer_wheel_locate_((struct timer_wheel *)(uintptr_t)cw, &t);
 }
 
 /* In the order of the lists, until fn returns non-zero. The earliest item
  * is located first, as next_expiry would, so that a next_expiry or first
- * called by fn finds it in place and moves nothing under the walk. */
-TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(struct timer_wheel_node *, void *), void *arg)
+ * called by fn finds it in place; and while the walk is under way they
+ * leave the pending slots alone: nothing moves under it. */
+TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw, int (*fn)(struct timer_wheel_node *, void *),
+                                    void *arg)
 {
     size_t i = 0;
     struct tlist *pos, *next;
     int r = 0;
+    struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
     (void)timer_wheel_next_expiry(cw);
+    w->visiting = 1;
     for (; r == 0 && (i = tbitmap_find_first(cw->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++)
         for (pos = cw->slot[i].next; pos != &cw->slot[i] && r == 0; pos = next) {
             next = pos->next;
             r = fn(timer_wheel_node_of_(pos), arg);
         }
+    w->visiting = 0;
     return r;
 }
 
-/* The runs' first item (exact, or their bound where it cannot be early
- * enough to matter), then the earliest slot's start (exact for a level-0
- * slot or a slot of one item), or the start of a pending range not yet
- * prepared. The scan writes nothing (prepare is false). */
+/* The first item behind the clock (exact); else the best run's first item
+ * when it is known to be first, or the runs' bound; then the earliest
+ * slot's start (exact for a level-0 slot or a slot of one item), or the
+ * start of a pending range not yet prepared. The scan writes nothing
+ * (prepare is false). */
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *cw)
 {
     struct timer_wheel *w = (struct timer_wheel *)(uintptr_t)cw;
     int64_t t = TIMER_NEVER, run = w->runs_low;
     uint64_t runs = timer_wheel_runs_(w);
     bool pend = false;
-    size_t i = TIMER_WHEEL_RUN0 + (size_t)w->best;
-    /* The best run's first item when it is known to be first; else the
-     * bound, which may be early (a first item removed): then the first
-     * items are read where min_time promises exactness. */
+    size_t i = TIMER_WHEEL_RUNS + (size_t)w->best;
+    if (timer_wheel_behind_(w))
+        return timer_wheel_front_(w, timer_wheel_behind_first_(w));
     if (w->best >= 0 && tbitmap_test(w->occupied, i) && timer_wheel_front_(w, i) <= w->upto)
         run = timer_wheel_front_(w, i);
     else if (runs == 0 || run <= (w->now | 63))
         for (run = TIMER_NEVER; runs != 0; runs &= runs - 1)
-            if ((t = timer_wheel_front_(w, TIMER_WHEEL_RUN0 + tbitmap_lowest(runs))) < run)
+            if ((t = timer_wheel_front_(w, TIMER_WHEEL_RUNS + tbitmap_lowest(runs))) < run)
                 run = t;
     if ((uint64_t)run <= w->limit)
         return run;
     t = TIMER_NEVER;
-    if ((i = timer_wheel_scan_(w, 0, false, &pend)) < TIMER_WHEEL_NSLOTS && (pend || (t = timer_wheel_exact_(w, i)) < 0))
+    if ((i = timer_wheel_scan_(w, 0, false, &pend)) < TIMER_WHEEL_NSLOTS &&
+        (pend || (t = timer_wheel_exact_(w, i)) < 0))
         t = timer_wheel_slot_start_(w->now, i);
     return run < t ? run : t;
 }
@@ -3092,31 +3345,60 @@ TIMER_INLINE_ void timer_wheel_destroy(struct timer_wheel *w)
     timer_wheel_clear(w);
 }
 
+/* Where list i's items must lie: for a slot, the problem if item n is not
+ * where its expiry maps (NULL if it is); for a run, in one pending or
+ * current group of its level; behind the clock, at or before it. */
+TIMER_INLINE_ const char *timer_wheel_misplaced_(const struct timer_wheel *w, size_t i,
+                                                 const struct timer_wheel_node *n)
+{
+    if (i >= TIMER_WHEEL_DUE)
+        return n->expire > w->now ? "an item behind the clock is later than the clock" : NULL;
+    if (i >= TIMER_WHEEL_RUNS) {
+        unsigned s = TIMER_WHEEL_BITS * (unsigned)((i - TIMER_WHEEL_RUNS) / 2 + 1);
+        uint64_t g = (uint64_t)n->expire >> s, c = (uint64_t)w->now >> s;
+        return (g & 1) != ((i - TIMER_WHEEL_RUNS) & 1) || g < c || g > c + 1 || n->expire <= w->now
+                   ? "a run item is outside its level's current and pending groups" : NULL;
+    } else {
+        unsigned s = (unsigned)(i >> 7) * TIMER_WHEEL_BITS;
+        uint64_t e = (uint64_t)n->expire >> s, c = (uint64_t)w->now >> s;
+        return (e & 127) != (i & 127) || e <= c || (e >> 6) > (c >> 6) + 1
+                   ? "item is not in the slot its expiry maps to" : NULL;
+    }
+}
+
 /* O(n + slots). NULL when every slot item lies where its expiry maps to,
- * every run is sorted, the bitmap matches the lists and the count the items. */
+ * every run and list behind the clock is sorted and in its range, the
+ * bitmap matches the lists, the count the items, and limit and wake say
+ * what pop and insert rely on. */
 TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
 {
     size_t i, seen = 0;
     const struct tlist *pos;
-    if (w->now < 0 || w->limit <= (uint64_t)w->now)
-        return "clock is negative, or limit is not later than the clock";
+    const char *why;
+    if (w->now < 0 || w->limit <= (uint64_t)w->now || w->wake > w->limit ||
+        (timer_wheel_behind_(w) && w->wake > (uint64_t)w->now))
+        return "clock is negative, limit is not later than the clock, or wake is past limit";
+    for (i = 1; i < TIMER_WHEEL_LEVELS; i++)
+        if (timer_wheel_owes_(w, (unsigned)i) && w->wake > (uint64_t)w->now + 1 && !w->visiting)
+            return "a pending slot has work left, but the next pop may take the fast path";
     for (i = 0; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++) {
-        unsigned s = (unsigned)(i >> 7) * TIMER_WHEEL_BITS;
-        uint64_t c = (uint64_t)w->now >> s;
         int64_t last = -1;
-        if (w->slot[i].next == &w->slot[i] || (i < TIMER_WHEEL_RUN0 && (uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit))
+        if (w->slot[i].next == &w->slot[i] ||
+            (i < TIMER_WHEEL_RUNS && (uint64_t)timer_wheel_slot_start_(w->now, i) < w->limit))
             return "bitmap marks an empty list, or a slot starts before limit";
         for (pos = w->slot[i].next; pos != &w->slot[i]; pos = pos->next) {
             const struct timer_wheel_node *n = timer_wheel_node_of_((struct tlist *)(uintptr_t)pos);
-            uint64_t e = (uint64_t)n->expire >> s;
-            if (++seen > w->count || pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos || n->expire < 0)
+            if (++seen > w->count || pos->next == NULL || pos->next->prev != pos || pos->prev->next != pos ||
+                n->expire < 0)
                 return "more items in lists than the count, a broken list, or a due item in one";
-            if (i >= TIMER_WHEEL_RUN0 && (n->expire < last || n->expire < w->runs_low))
+            if (i >= TIMER_WHEEL_RUNS && (n->expire < last || (i < TIMER_WHEEL_DUE && n->expire < w->runs_low)))
                 return "a run is not sorted, or holds an item earlier than runs_low";
-            if (i < TIMER_WHEEL_RUN0 && ((e & 127) != (i & 127) || e <= c || (e >> 6) > (c >> 6) + 1))
-                return "item is not in the slot its expiry maps to";
+            if ((why = timer_wheel_misplaced_(w, i, n)) != NULL)
+                return why;
             last = n->expire;
         }
+        if (i == TIMER_WHEEL_DUE && last > w->high)
+            return "the due run holds an item later than its high-water mark";
     }
     return seen != w->count ? "count does not match the items in lists" : NULL;
 }
