@@ -3,12 +3,14 @@
 # `make check` runs `run.sh check`.
 #
 #   test    the quick tier (under a minute on 2 cores): strict gcc and clang
-#           builds of every source, C++11, the conformance, differential
-#           (fuzz.c) and edge suites per kind under ASan + UBSan with short
-#           fuzz runs, the C++ interface (conformance through it, cxx.cpp
-#           as C++11 with g++ and C++20 with clang++), the adversarial suite
-#           per kind (costs counted at n and 8n, the 1M-timer loops' largest
-#           calls), the README examples and the examples' tests.
+#           builds of every source (nginx's clang flags too), C++11, the
+#           conformance and differential (fuzz.c) suites per kind under ASan +
+#           UBSan with short fuzz runs, the edges for the wheel, the C++
+#           interface (the wheel's conformance through it, cxx.cpp as C++20
+#           with clang++), the adversarial suite per kind (costs counted at
+#           n and 8n; the wheel's 1M-timer loops' largest calls), the
+#           mistakes that must warn, DECLARE/IMPLEMENT, make install, the
+#           README examples and the examples' tests (without TSan).
 #   check   everything: the test tier with full fuzz runs, plus the other
 #           seven builds of the suites (-m32 among them), the bit scans,
 #           libFuzzer, the seed corpus replayed, the short soak, valgrind,
@@ -315,8 +317,12 @@ registry() {
     # pkg-config, find_package after cmake --install, add_subdirectory,
     # FetchContent, a meson subproject; identical install trees; one version.
     needs "pkg.*" "cmake, meson, ninja or pkg-config missing (Debian: cmake meson ninja-build pkg-config, in .ci/packages)" pkg_tools
+    # (make test: make install with its man pages, pkg-config, the layout
+    # against cmake --install, the versions; each of the CMake consumers'
+    # and meson's routes configures a project of its own: make check)
     for r in make-install pkg-config find_package add_subdirectory fetchcontent meson layout version; do
-        t pkg.$r                    test  -  sh pkg.sh $r "$PWD/$B/pkg/$r"
+        case $r in find_package | add_subdirectory | fetchcontent | meson) r_tier=check ;; *) r_tier=test ;; esac
+        t pkg.$r                    $r_tier -  sh pkg.sh $r "$PWD/$B/pkg/$r"
     done
     needs -
 
@@ -888,9 +894,12 @@ pkg_tools() {
 }
 
 # `make -C ../examples check`, one make job (this pool runs others beside
-# it): each of its PASS and FAIL lines is a verdict of its own.
+# it): each of its PASS and FAIL lines is a verdict of its own. make test
+# leaves out the timer thread's ThreadSanitizer run (its build is the
+# longest of the examples'; the -O2 one stands for it), make check runs it.
 examples_check() {
-    ${MAKE:-make} --no-print-directory -j1 -C ../examples CC="$CC" check >"$T_OUT.examples" 2>&1
+    if [ "$TIER" = test ]; then ec_tsan=no; else ec_tsan=yes; fi
+    ${MAKE:-make} --no-print-directory -j1 -C ../examples CC="$CC" TSAN=$ec_tsan check >"$T_OUT.examples" 2>&1
     e_status=$?
     cat "$T_OUT.examples"
     sed -n -e 's/^PASS /PASS examples./p' -e 's/^FAIL /FAIL examples./p' "$T_OUT.examples" >"$T_VERDICTS"
