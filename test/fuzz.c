@@ -294,6 +294,7 @@ static void fz_near(const struct th *h, size_t i, int64_t *expire, int64_t *slac
         *expire = fz_expire(h);
         return;
     case 1:
+        *expire = t < 0 ? 0 : t;
         if (th_below(2))
             *expire = -1 - (int64_t)th_below(3);
         else
