@@ -27,7 +27,8 @@
  *   idle-wakeup at_us=M early_us=N
  *   exit accepted=N idle_closed=N peer_closed=N open_at_exit=N refused=N timer_wakeups=N idle_wakeups=N
  * silent_us: since the server last heard from the connection; at_us: the
- * moment of the close on CLOCK_MONOTONIC, which every process on the machine
+ * time its pop found the timer expired (what was ready by then had been
+ * read), on CLOCK_MONOTONIC, which every process on the machine
  * shares, so that a client can line it up with its own clock; expire_us:
  * the expiry of the connection's timer; asked_us: when the epoll_wait before
  * the close was asked to end at the latest (-1: no timeout), asked at
@@ -106,6 +107,7 @@ struct server {
     size_t open, accepted, idle_closed, peer_closed, refused;
     size_t timer_wakeups, idle_wakeups;
     int64_t asked_ms, asked_at_ms;  /* the last epoll_wait's deadline (-1: none), and when it was asked */
+    int64_t judged_ns;              /* the time the last pop judged the timers by */
 };
 
 static const char *prog = "heartbeat_server";
@@ -203,7 +205,7 @@ enum close_reason { CLOSE_IDLE, CLOSE_PEER, CLOSE_EXIT };
 static void conn_close(struct server *srv, struct conn *c, enum close_reason why)
 {
     if (why == CLOSE_IDLE) {
-        int64_t now = mono_ns();
+        int64_t now = srv->judged_ns;   /* when its timer was found expired */
         printf("idle-close %s silent_us=%lld at_us=%lld expire_us=%lld asked_us=%lld asked_at_us=%lld\n", c->peer,
                (long long)((now - c->heard_ns) / 1000), (long long)(now / 1000),
                (long long)conn_timers_expire(c) * 1000,
@@ -467,19 +469,24 @@ static void server_run(struct server *srv)
                 continue;
             die("epoll_wait: %s", strerror(errno));
         }
+        /* The instant the timers are judged by; then everything that is
+         * ready is read, so that a heartbeat that arrived before it, even
+         * one epoll_wait did not report (it came after, or the batch was
+         * full: after a stall every connection has something), is heard,
+         * not taken for silence. One more epoll_wait, with no timeout,
+         * each round. */
+        now_ns = mono_ns();
+        srv->judged_ns = now_ns;
         handle_events(srv, events, n, &stop);
-        /* A full batch: more may be ready (after a stall, every connection
-         * is). Read them all before expiring anyone, so that a heartbeat
-         * waiting in a socket is heard, not taken for silence. */
-        for (batch = n; batch == 256;) {
+        do {
             batch = epoll_wait(srv->epoll_fd, events, 256, 0);
             if (batch > 0)
                 handle_events(srv, events, batch, &stop);
-        }
+            n += batch > 0 ? batch : 0;
+        } while (batch == 256);
         /* Everything silent for the timeout is due now. conn_close() may run
          * while other expired connections are still in `due`: safe, as
          * tlist_drain has already taken the one being closed off the list. */
-        now_ns = mono_ns();
         popped = conn_timers_pop(&srv->timers, now_ns / 1000000, &due);
         tlist_drain(link, &due)
             conn_close(srv, conn_timers_entry(link), CLOSE_IDLE);
