@@ -12,7 +12,10 @@
 # make bench-behind: items inserted at or behind the clock, then one pop, in
 # five patterns, every container (bench/behind.c; ~2 min of CPU).
 # make check runs every test (a superset of make test: eight builds of the
-# suites, -m32, libFuzzer, valgrind, ...; a few minutes); .ci/run runs it.
+# suites, -m32, libFuzzer, valgrind, ..., and make test-starved once; a
+# few minutes); .ci/run runs it. make test-starved [RUNS=5]: make test with
+# four busy loops beside it and half its processes stopped for 1.5 s every
+# 3 s (test/starved.sh): no test may fail for a busy machine.
 # Both take JOBS=n (default: the number of cores), SEED, STEPS, SAN_STEPS,
 # PORT_STEPS, FUZZ_TEST_SECONDS and CC; see test/Makefile.
 # Optional: make peers-deps && make bench-peers && make plot (libev, libuv,
@@ -24,14 +27,16 @@
 # make examples builds the programs under examples/ (make test runs their tests).
 # make fuzz (FUZZ_SECONDS=60 per container) and make soak: the long checks.
 # make single-header rewrites timer_containers.h, the five headers in one file
-# (pkg/single_header.sh); make test fails while it is stale.
+# (pkg/single_header.sh); make test fails while it is stale. make man-aliases
+# rewrites man/aliases/ (pkg/man_aliases.sh: man 3 tlist_drain, ...), the same.
 # Each directory owns its build; this file only dispatches, and installs:
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the headers, as
 #       <timer_containers/timer_wheel.h>, into $(INCLUDEDIR)/timer_containers/;
 #       timer-containers.pc into $(PKGCONFIGDIR); the CMake package files
 #       (find_package(timer_containers)) into $(CMAKEDIR); the man pages
-#       (man 3 timer_wheel, timer_heap, timer_set, tlist, timer_service) into
+#       (man 3 timer_wheel, timer_heap, timer_set, tlist, timer_service, and
+#       every other name their NAME sections list: man 3 tlist_drain) into
 #       $(MANDIR)/man3.
 #       Header-only, so everything goes under share/ except the headers;
 #       INCLUDEDIR, DATADIR, PKGCONFIGDIR, CMAKEDIR and MANDIR may be set too. cmake --install and meson
@@ -42,8 +47,9 @@
 #       pkg-config, find_package, add_subdirectory, FetchContent, meson),
 #       built and run in test/build/pkg/; needs cmake, meson, ninja, pkg-config.
 
-.PHONY: all test check bench bench-latency bench-threads examples fuzz soak bench-peers bench-instructions peers-deps plot clean \
-	install uninstall test-pkg single-header bench-behind
+.PHONY: all test check test-starved bench bench-latency bench-threads bench-behind examples fuzz soak \
+	bench-peers bench-instructions peers-deps plot clean install uninstall test-pkg single-header \
+	man-aliases
 
 all: test
 
@@ -52,6 +58,9 @@ test:
 
 check:
 	@$(MAKE) --no-print-directory -C test check
+
+test-starved:
+	@$(MAKE) --no-print-directory -C test test-starved
 
 bench:
 	@$(MAKE) --no-print-directory -C bench
@@ -97,6 +106,9 @@ test-pkg:
 single-header:
 	sh pkg/single_header.sh timer_containers.h
 
+man-aliases:
+	sh pkg/man_aliases.sh man/aliases
+
 # Installation. The version comes from list.h, its one source of truth.
 PREFIX ?= /usr/local
 INCLUDEDIR ?= $(PREFIX)/include
@@ -112,6 +124,9 @@ INSTALL ?= install
 HEADERS = list.h bitmap.h timer_set.h timer_heap.h timer_wheel.h timer_set_types.h timer_heap_types.h \
 	timer_wheel_types.h timer_containers.h timer_containers.hpp timer_service.h timer_service.hpp
 MANPAGES = man/timer_set.3 man/timer_heap.3 man/timer_wheel.3 man/tlist.3 man/timer_service.3
+# one `.so` page per other name a page's NAME lists (man 3 tlist_drain):
+# pkg/man_aliases.sh writes them (make man-aliases)
+MANALIASES = $(sort $(wildcard man/aliases/*.3))
 VERSION := $(shell sed -n 's/^.define TIMER_VERSION "\([0-9.]*\)".*/\1/p' list.h)
 
 # The template variables, as CMakeLists.txt and meson.build compute them. A
@@ -137,7 +152,7 @@ install:
 	$(INSTALL) -d '$(DESTDIR)$(INCLUDEDIR)/timer_containers' '$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(CMAKEDIR)' \
 		'$(DESTDIR)$(MANDIR)/man3'
 	$(INSTALL) -m 644 $(HEADERS) '$(DESTDIR)$(INCLUDEDIR)/timer_containers'
-	$(INSTALL) -m 644 $(MANPAGES) '$(DESTDIR)$(MANDIR)/man3'
+	$(INSTALL) -m 644 $(MANPAGES) $(MANALIASES) '$(DESTDIR)$(MANDIR)/man3'
 	$(TC_SUBST) pkg/timer-containers.pc.in >'$(DESTDIR)$(PKGCONFIGDIR)/timer-containers.pc'
 	$(TC_SUBST) pkg/timer_containersConfig.cmake.in >'$(DESTDIR)$(CMAKEDIR)/timer_containersConfig.cmake'
 	$(TC_SUBST) pkg/timer_containersConfigVersion.cmake.in >'$(DESTDIR)$(CMAKEDIR)/timer_containersConfigVersion.cmake'
@@ -147,7 +162,7 @@ install:
 
 uninstall:
 	for h in $(HEADERS); do rm -f "$(DESTDIR)$(INCLUDEDIR)/timer_containers/$$h"; done
-	for m in $(MANPAGES); do rm -f "$(DESTDIR)$(MANDIR)/man3/$${m#man/}"; done
+	for m in $(MANPAGES) $(MANALIASES); do rm -f "$(DESTDIR)$(MANDIR)/man3/$${m##*/}"; done
 	rm -f '$(DESTDIR)$(PKGCONFIGDIR)/timer-containers.pc' \
 		'$(DESTDIR)$(CMAKEDIR)/timer_containersConfig.cmake' \
 		'$(DESTDIR)$(CMAKEDIR)/timer_containersConfigVersion.cmake'

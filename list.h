@@ -63,8 +63,15 @@
  *                               failure prints "timer_containers: NAME_fn: why"
  *                               to stderr and aborts (so does insert of a due
  *                               item, in any build with asserts)
+ *   TIMER_NODISCARD             what marks the generated calls whose result
+ *                               reports an error (insert, the reschedules,
+ *                               reserve, check): gcc's and clang's
+ *                               warn_unused_result, [[nodiscard]] in C23 and
+ *                               C++17; defined empty before including, none
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
- *                               each container core provides for them
+ *                               each container core provides for them; and
+ *                               TIMER_WRAPPERS_, TIMER_DECLARE_WRAPPERS_ for
+ *                               the DECLARE/IMPLEMENT forms (extern)
  */
 
 /* ---- one version per translation unit ---------------------------------- */
@@ -146,7 +153,8 @@ struct tlist {
  * expand in the user's code (tlist_entry, the DEFINEs) use C++ casts there
  * instead (TIMER_CAST_). */
 #if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
-#define TIMER_FUNCTIONS_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"")
+#define TIMER_FUNCTIONS_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"") \
+    _Pragma("GCC diagnostic ignored \"-Wzero-as-null-pointer-constant\"")
 #define TIMER_FUNCTIONS_END_ _Pragma("GCC diagnostic pop")
 #else
 #define TIMER_FUNCTIONS_BEGIN_
@@ -375,7 +383,8 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_OWNS_(core, c, n, fn)                                                                     \
     do {                                                                                                \
         if (!core##_owns_(c, n))                                                                        \
-            timer_fail_(fn, "misuse: the item is pending in another container, not this one");         \
+            timer_fail_(fn, "misuse: the item is not in this container (another holds it, or init "    \
+                        "was called while this one held it)");                                         \
     } while (0)
 #else
 #define TIMER_AFTER_(core, c, fn) ((void)0)
@@ -441,6 +450,45 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 /* The node inside an item (NULL for NULL). */
 #define TIMER_NODE_(item, member) ((item) != NULL ? &(item)->member : NULL)
 
+/* ---- the results a caller must look at ------------------------------------ */
+/* TIMER_NODISCARD marks the generated calls whose result reports an error or
+ * a refusal: insert, reschedule, reschedule_range, reschedule_near, reserve
+ * and check. Ignoring one is how a timer is lost without a word (an insert
+ * of a due or pending item returns -EBUSY and arms nothing). [[nodiscard]]
+ * in C23 and C++17, where a (void) cast says "on purpose"; gcc's and
+ * clang's warn_unused_result before them (gcc does not let a cast silence
+ * that one: test the result, or assign it). Defined empty before including,
+ * it turns the warnings off. remove and pop are not marked: remove's false
+ * says only that the item was idle already, which "cancel if armed" code
+ * rightly ignores; pop's count repeats what it appended to the list. */
+#ifndef TIMER_NODISCARD
+#if defined(__cplusplus) && (__cplusplus >= 201703L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L))
+#define TIMER_NODISCARD [[nodiscard]]
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L && defined(__has_c_attribute)
+#if __has_c_attribute(nodiscard)
+#define TIMER_NODISCARD [[nodiscard]]
+#endif
+#endif
+#if !defined(TIMER_NODISCARD) && (defined(__GNUC__) || defined(__clang__))
+#define TIMER_NODISCARD __attribute__((warn_unused_result))
+#elif !defined(TIMER_NODISCARD)
+#define TIMER_NODISCARD
+#endif
+#endif
+
+/* The linkage of the generated calls: TIMER_LK_inline_ (static inline, the
+ * DEFINEs) or TIMER_LK_extern_ (one external definition, the IMPLEMENTs;
+ * C linkage from C++ too, so that C and C++ files share it); the _ND_ forms
+ * add TIMER_NODISCARD where each linkage lets an attribute stand. */
+#if defined(__cplusplus)
+#define TIMER_LK_extern_ extern "C"
+#else
+#define TIMER_LK_extern_
+#endif
+#define TIMER_LK_inline_ TIMER_INLINE_
+#define TIMER_LK_ND_inline_ TIMER_NODISCARD TIMER_INLINE_
+#define TIMER_LK_ND_extern_ TIMER_LK_extern_ TIMER_NODISCARD
+
 /* The typed wrappers that TIMER_SET/HEAP/WHEEL_DEFINE_FUNCTIONS generate for
  * a container `name` of items `type` holding their node in `member`: each
  * forwards to the untyped core `core` (timer_set, timer_heap, timer_wheel),
@@ -472,46 +520,64 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
  *   size_t  C.count                               the pending items
  * and every N begins with the struct tlist that links it into a result list
  * while due, so a result list's link is also its item's node.
- * reschedule_range, visit and visit_until are written once, here, over that
- * interface. */
-#define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
+ * reschedule_range, reschedule_near, visit and visit_until are written once,
+ * here, over that interface.
+ *
+ * TIMER_WRAPPERS_ takes the linkage too (lk: inline or extern, see
+ * TIMER_LK_inline_); TIMER_DECLARE_WRAPPERS_ declares what it defines with
+ * extern linkage, for the DECLARE/IMPLEMENT forms: the prototypes in every
+ * file, the definitions in one. */
+#define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field) TIMER_WRAPPERS_(name, type, member, core, field, inline_)
+#define TIMER_WRAPPERS_(name, type, member, core, field, lk)                                                          \
     TIMER_NODE_CHECK_(name, type, member, core##_node)                                                                \
     TIMER_INLINE_ struct core *name##_core_(name *timer_c_) { return TIMER_CORE_(core, timer_c_, field); }           \
     TIMER_INLINE_ const struct core *name##_ccore_(const name *timer_c_) { return TIMER_CCORE_(core, timer_c_, field); } \
-    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
+    TIMER_LK_##lk void name##_init(name *timer_c_, int64_t timer_now_)                                                \
     { core##_init(name##_core_(timer_c_), timer_now_); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_init"); }   \
-    TIMER_INLINE_ void name##_clear(name *timer_c_)                                                                   \
+    TIMER_LK_##lk void name##_clear(name *timer_c_)                                                                   \
     { core##_clear(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_clear"); }             \
-    TIMER_INLINE_ void name##_destroy(name *timer_c_)                                                                 \
+    TIMER_LK_##lk void name##_destroy(name *timer_c_)                                                                 \
     { core##_destroy(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_destroy"); }         \
-    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
+    TIMER_LK_ND_##lk int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                      \
     {   int timer_r_;                                                                                                 \
         TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
         timer_r_ = core##_insert(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));            \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_insert"); return timer_r_; }                               \
-    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
+    TIMER_LK_ND_##lk int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                  \
     {   int timer_r_;                                                                                                 \
         TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_reschedule");             \
         timer_r_ = core##_reschedule(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));        \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reschedule"); return timer_r_; }                           \
-    TIMER_INLINE_ int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, type *timer_item_) \
-    {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
-        TIMER_OWNS_(core, name##_core_(timer_c_), &timer_item_->member, #name "_reschedule_range");                   \
+    /* reschedule_range and reschedule_near: a pending item in [lo, hi] stays, else reschedule(to) */                \
+    TIMER_INLINE_ int name##_keep_(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, int64_t timer_to_,           \
+                                   type *timer_item_, const char *timer_fn_)                                          \
+    {   (void)timer_fn_;                                                                                              \
+        TIMER_OWNS_(core, name##_core_(timer_c_), &timer_item_->member, timer_fn_);                                   \
         if (core##_node_pending(&timer_item_->member) && core##_node_expire(&timer_item_->member) >= timer_lo_ &&      \
             core##_node_expire(&timer_item_->member) <= timer_hi_) return 0;                                          \
-        return name##_reschedule(timer_c_, timer_hi_, timer_item_); }                                                 \
-    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
+        return name##_reschedule(timer_c_, timer_to_, timer_item_); }                                                 \
+    TIMER_LK_ND_##lk int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_,                \
+                                                 type *timer_item_)                                                   \
+    {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
+        return name##_keep_(timer_c_, timer_lo_, timer_hi_, timer_hi_, timer_item_, #name "_reschedule_range"); }     \
+    TIMER_LK_ND_##lk int name##_reschedule_near(name *timer_c_, int64_t timer_expire_, int64_t timer_slack_,          \
+                                                type *timer_item_)                                                    \
+    {   if (timer_item_ == NULL || timer_expire_ < 0 || timer_slack_ < 0) return -EINVAL;                             \
+        return name##_keep_(timer_c_, timer_expire_ > timer_slack_ ? timer_expire_ - timer_slack_ : 0,                \
+                            timer_expire_ > INT64_MAX - timer_slack_ ? INT64_MAX : timer_expire_ + timer_slack_,      \
+                            timer_expire_, timer_item_, #name "_reschedule_near"); }                                  \
+    TIMER_LK_##lk bool name##_remove(name *timer_c_, type *timer_item_)                                               \
     {   bool timer_r_;                                                                                                \
         TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_remove");                 \
         timer_r_ = core##_remove(name##_core_(timer_c_), TIMER_NODE_(timer_item_, member));                           \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_remove"); return timer_r_; }                               \
-    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
+    TIMER_LK_##lk size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
     {   size_t timer_r_ = core##_pop(name##_core_(timer_c_), timer_now_, timer_out_);                                 \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_pop"); return timer_r_; }                                  \
-    TIMER_INLINE_ int64_t name##_next_expiry(const name *timer_c_)                                                    \
+    TIMER_LK_##lk int64_t name##_next_expiry(const name *timer_c_)                                                    \
     {   int64_t timer_r_ = core##_next_expiry(name##_ccore_(timer_c_));                                               \
         TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_next_expiry"); return timer_r_; }                         \
-    TIMER_INLINE_ type *name##_first(const name *timer_c_)                                                            \
+    TIMER_LK_##lk type *name##_first(const name *timer_c_)                                                            \
     {   struct core##_node *timer_n_ = core##_first(name##_ccore_(timer_c_));                                         \
         TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_first");                                                  \
         return timer_n_ ? tlist_entry(timer_n_, type, member) : NULL; }                                               \
@@ -520,33 +586,59 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
     {   const struct name##_visitor_ *timer_f_ = TIMER_CAST_(const struct name##_visitor_ *, timer_v_);               \
         if (timer_f_->until != NULL) return timer_f_->until(tlist_entry(timer_n_, type, member), timer_f_->arg);      \
         timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); return 0; }                                 \
-    TIMER_INLINE_ size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
+    TIMER_LK_##lk size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
     {   struct name##_visitor_ timer_f_;                                                                              \
         assert(timer_fn_ != NULL && #name "_visit: fn is NULL");                                                      \
         if (timer_fn_ == NULL) return 0;                                                                              \
         timer_f_.fn = timer_fn_; timer_f_.until = NULL; timer_f_.arg = timer_arg_;                                    \
         (void)core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_);                                    \
         return name##_ccore_(timer_c_)->count; }                                                                      \
-    TIMER_INLINE_ int name##_visit_until(const name *timer_c_, int (*timer_fn_)(type *, void *), void *timer_arg_)    \
+    TIMER_LK_##lk int name##_visit_until(const name *timer_c_, int (*timer_fn_)(type *, void *), void *timer_arg_)    \
     {   struct name##_visitor_ timer_f_;                                                                              \
         assert(timer_fn_ != NULL && #name "_visit_until: fn is NULL");                                                \
         if (timer_fn_ == NULL) return 0;                                                                              \
         timer_f_.fn = NULL; timer_f_.until = timer_fn_; timer_f_.arg = timer_arg_;                                    \
         return core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_); }                                 \
-    TIMER_INLINE_ int name##_reserve(name *timer_c_, size_t timer_n_)                                                 \
+    TIMER_LK_ND_##lk int name##_reserve(name *timer_c_, size_t timer_n_)                                              \
     {   int timer_r_ = core##_reserve(name##_core_(timer_c_), timer_n_);                                              \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reserve"); return timer_r_; }                              \
-    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(name##_ccore_(timer_c_)); }   \
-    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return name##_ccore_(timer_c_)->count; }                 \
-    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return name##_ccore_(timer_c_)->count == 0; }             \
-    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                        \
+    TIMER_LK_##lk int64_t name##_min_time(const name *timer_c_) { return core##_min_time(name##_ccore_(timer_c_)); }   \
+    TIMER_LK_##lk size_t name##_size(const name *timer_c_) { return name##_ccore_(timer_c_)->count; }                 \
+    TIMER_LK_##lk bool name##_empty(const name *timer_c_) { return name##_ccore_(timer_c_)->count == 0; }             \
+    TIMER_LK_##lk bool name##_pending(const type *timer_item_)                                                        \
     { return core##_node_pending(TIMER_NODE_(timer_item_, member)); }                                                 \
-    TIMER_INLINE_ bool name##_due(const type *timer_item_) { return core##_node_due(TIMER_NODE_(timer_item_, member)); } \
-    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                      \
+    TIMER_LK_##lk bool name##_due(const type *timer_item_) { return core##_node_due(TIMER_NODE_(timer_item_, member)); } \
+    TIMER_LK_##lk int64_t name##_expire(const type *timer_item_)                                                      \
     { return core##_node_expire(TIMER_NODE_(timer_item_, member)); }                                                  \
-    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
+    TIMER_LK_##lk type *name##_entry(struct tlist *timer_link_)                                                       \
     { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
-    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(name##_ccore_(timer_c_)); }
+    TIMER_LK_ND_##lk const char *name##_check(const name *timer_c_) { return core##_check(name##_ccore_(timer_c_)); }
+
+/* The prototypes of what TIMER_WRAPPERS_(..., extern_) defines: the
+ * DECLARE forms, for every file but the one with the IMPLEMENT. */
+#define TIMER_DECLARE_WRAPPERS_(name, type)                                                                           \
+    TIMER_LK_extern_ void name##_init(name *c, int64_t now);                                                          \
+    TIMER_LK_extern_ void name##_clear(name *c);                                                                      \
+    TIMER_LK_extern_ void name##_destroy(name *c);                                                                    \
+    TIMER_LK_ND_extern_ int name##_insert(name *c, int64_t expire, type *item);                                       \
+    TIMER_LK_ND_extern_ int name##_reschedule(name *c, int64_t expire, type *item);                                   \
+    TIMER_LK_ND_extern_ int name##_reschedule_range(name *c, int64_t earliest, int64_t latest, type *item);           \
+    TIMER_LK_ND_extern_ int name##_reschedule_near(name *c, int64_t expire, int64_t slack, type *item);               \
+    TIMER_LK_extern_ bool name##_remove(name *c, type *item);                                                         \
+    TIMER_LK_extern_ size_t name##_pop(name *c, int64_t now, struct tlist *out);                                      \
+    TIMER_LK_extern_ int64_t name##_next_expiry(const name *c);                                                       \
+    TIMER_LK_extern_ type *name##_first(const name *c);                                                               \
+    TIMER_LK_extern_ size_t name##_visit(const name *c, void (*fn)(type *, void *), void *arg);                       \
+    TIMER_LK_extern_ int name##_visit_until(const name *c, int (*fn)(type *, void *), void *arg);                     \
+    TIMER_LK_ND_extern_ int name##_reserve(name *c, size_t n);                                                        \
+    TIMER_LK_extern_ int64_t name##_min_time(const name *c);                                                          \
+    TIMER_LK_extern_ size_t name##_size(const name *c);                                                               \
+    TIMER_LK_extern_ bool name##_empty(const name *c);                                                                \
+    TIMER_LK_extern_ bool name##_pending(const type *item);                                                           \
+    TIMER_LK_extern_ bool name##_due(const type *item);                                                               \
+    TIMER_LK_extern_ int64_t name##_expire(const type *item);                                                         \
+    TIMER_LK_extern_ type *name##_entry(struct tlist *link);                                                          \
+    TIMER_LK_ND_extern_ const char *name##_check(const name *c);
 
 TIMER_FUNCTIONS_END_
 

@@ -75,8 +75,15 @@
  *                               failure prints "timer_containers: NAME_fn: why"
  *                               to stderr and aborts (so does insert of a due
  *                               item, in any build with asserts)
+ *   TIMER_NODISCARD             what marks the generated calls whose result
+ *                               reports an error (insert, the reschedules,
+ *                               reserve, check): gcc's and clang's
+ *                               warn_unused_result, [[nodiscard]] in C23 and
+ *                               C++17; defined empty before including, none
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
- *                               each container core provides for them
+ *                               each container core provides for them; and
+ *                               TIMER_WRAPPERS_, TIMER_DECLARE_WRAPPERS_ for
+ *                               the DECLARE/IMPLEMENT forms (extern)
  */
 
 /* ---- one version per translation unit ---------------------------------- */
@@ -158,7 +165,8 @@ struct tlist {
  * expand in the user's code (tlist_entry, the DEFINEs) use C++ casts there
  * instead (TIMER_CAST_). */
 #if defined(__cplusplus) && (defined(__GNUC__) || defined(__clang__))
-#define TIMER_FUNCTIONS_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"")
+#define TIMER_FUNCTIONS_BEGIN_ _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wold-style-cast\"") \
+    _Pragma("GCC diagnostic ignored \"-Wzero-as-null-pointer-constant\"")
 #define TIMER_FUNCTIONS_END_ _Pragma("GCC diagnostic pop")
 #else
 #define TIMER_FUNCTIONS_BEGIN_
@@ -387,7 +395,8 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 #define TIMER_OWNS_(core, c, n, fn)                                                                     \
     do {                                                                                                \
         if (!core##_owns_(c, n))                                                                        \
-            timer_fail_(fn, "misuse: the item is pending in another container, not this one");         \
+            timer_fail_(fn, "misuse: the item is not in this container (another holds it, or init "    \
+                        "was called while this one held it)");                                         \
     } while (0)
 #else
 #define TIMER_AFTER_(core, c, fn) ((void)0)
@@ -453,6 +462,45 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 /* The node inside an item (NULL for NULL). */
 #define TIMER_NODE_(item, member) ((item) != NULL ? &(item)->member : NULL)
 
+/* ---- the results a caller must look at ------------------------------------ */
+/* TIMER_NODISCARD marks the generated calls whose result reports an error or
+ * a refusal: insert, reschedule, reschedule_range, reschedule_near, reserve
+ * and check. Ignoring one is how a timer is lost without a word (an insert
+ * of a due or pending item returns -EBUSY and arms nothing). [[nodiscard]]
+ * in C23 and C++17, where a (void) cast says "on purpose"; gcc's and
+ * clang's warn_unused_result before them (gcc does not let a cast silence
+ * that one: test the result, or assign it). Defined empty before including,
+ * it turns the warnings off. remove and pop are not marked: remove's false
+ * says only that the item was idle already, which "cancel if armed" code
+ * rightly ignores; pop's count repeats what it appended to the list. */
+#ifndef TIMER_NODISCARD
+#if defined(__cplusplus) && (__cplusplus >= 201703L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L))
+#define TIMER_NODISCARD [[nodiscard]]
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L && defined(__has_c_attribute)
+#if __has_c_attribute(nodiscard)
+#define TIMER_NODISCARD [[nodiscard]]
+#endif
+#endif
+#if !defined(TIMER_NODISCARD) && (defined(__GNUC__) || defined(__clang__))
+#define TIMER_NODISCARD __attribute__((warn_unused_result))
+#elif !defined(TIMER_NODISCARD)
+#define TIMER_NODISCARD
+#endif
+#endif
+
+/* The linkage of the generated calls: TIMER_LK_inline_ (static inline, the
+ * DEFINEs) or TIMER_LK_extern_ (one external definition, the IMPLEMENTs;
+ * C linkage from C++ too, so that C and C++ files share it); the _ND_ forms
+ * add TIMER_NODISCARD where each linkage lets an attribute stand. */
+#if defined(__cplusplus)
+#define TIMER_LK_extern_ extern "C"
+#else
+#define TIMER_LK_extern_
+#endif
+#define TIMER_LK_inline_ TIMER_INLINE_
+#define TIMER_LK_ND_inline_ TIMER_NODISCARD TIMER_INLINE_
+#define TIMER_LK_ND_extern_ TIMER_LK_extern_ TIMER_NODISCARD
+
 /* The typed wrappers that TIMER_SET/HEAP/WHEEL_DEFINE_FUNCTIONS generate for
  * a container `name` of items `type` holding their node in `member`: each
  * forwards to the untyped core `core` (timer_set, timer_heap, timer_wheel),
@@ -484,46 +532,64 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
  *   size_t  C.count                               the pending items
  * and every N begins with the struct tlist that links it into a result list
  * while due, so a result list's link is also its item's node.
- * reschedule_range, visit and visit_until are written once, here, over that
- * interface. */
-#define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field)                                                       \
+ * reschedule_range, reschedule_near, visit and visit_until are written once,
+ * here, over that interface.
+ *
+ * TIMER_WRAPPERS_ takes the linkage too (lk: inline or extern, see
+ * TIMER_LK_inline_); TIMER_DECLARE_WRAPPERS_ declares what it defines with
+ * extern linkage, for the DECLARE/IMPLEMENT forms: the prototypes in every
+ * file, the definitions in one. */
+#define TIMER_DEFINE_WRAPPERS_(name, type, member, core, field) TIMER_WRAPPERS_(name, type, member, core, field, inline_)
+#define TIMER_WRAPPERS_(name, type, member, core, field, lk)                                                          \
     TIMER_NODE_CHECK_(name, type, member, core##_node)                                                                \
     TIMER_INLINE_ struct core *name##_core_(name *timer_c_) { return TIMER_CORE_(core, timer_c_, field); }           \
     TIMER_INLINE_ const struct core *name##_ccore_(const name *timer_c_) { return TIMER_CCORE_(core, timer_c_, field); } \
-    TIMER_INLINE_ void name##_init(name *timer_c_, int64_t timer_now_)                                                \
+    TIMER_LK_##lk void name##_init(name *timer_c_, int64_t timer_now_)                                                \
     { core##_init(name##_core_(timer_c_), timer_now_); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_init"); }   \
-    TIMER_INLINE_ void name##_clear(name *timer_c_)                                                                   \
+    TIMER_LK_##lk void name##_clear(name *timer_c_)                                                                   \
     { core##_clear(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_clear"); }             \
-    TIMER_INLINE_ void name##_destroy(name *timer_c_)                                                                 \
+    TIMER_LK_##lk void name##_destroy(name *timer_c_)                                                                 \
     { core##_destroy(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_destroy"); }         \
-    TIMER_INLINE_ int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                         \
+    TIMER_LK_ND_##lk int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                      \
     {   int timer_r_;                                                                                                 \
         TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
         timer_r_ = core##_insert(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));            \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_insert"); return timer_r_; }                               \
-    TIMER_INLINE_ int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                     \
+    TIMER_LK_ND_##lk int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                  \
     {   int timer_r_;                                                                                                 \
         TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_reschedule");             \
         timer_r_ = core##_reschedule(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));        \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reschedule"); return timer_r_; }                           \
-    TIMER_INLINE_ int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, type *timer_item_) \
-    {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
-        TIMER_OWNS_(core, name##_core_(timer_c_), &timer_item_->member, #name "_reschedule_range");                   \
+    /* reschedule_range and reschedule_near: a pending item in [lo, hi] stays, else reschedule(to) */                \
+    TIMER_INLINE_ int name##_keep_(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_, int64_t timer_to_,           \
+                                   type *timer_item_, const char *timer_fn_)                                          \
+    {   (void)timer_fn_;                                                                                              \
+        TIMER_OWNS_(core, name##_core_(timer_c_), &timer_item_->member, timer_fn_);                                   \
         if (core##_node_pending(&timer_item_->member) && core##_node_expire(&timer_item_->member) >= timer_lo_ &&      \
             core##_node_expire(&timer_item_->member) <= timer_hi_) return 0;                                          \
-        return name##_reschedule(timer_c_, timer_hi_, timer_item_); }                                                 \
-    TIMER_INLINE_ bool name##_remove(name *timer_c_, type *timer_item_)                                               \
+        return name##_reschedule(timer_c_, timer_to_, timer_item_); }                                                 \
+    TIMER_LK_ND_##lk int name##_reschedule_range(name *timer_c_, int64_t timer_lo_, int64_t timer_hi_,                \
+                                                 type *timer_item_)                                                   \
+    {   if (timer_item_ == NULL || timer_lo_ < 0 || timer_hi_ < timer_lo_) return -EINVAL;                            \
+        return name##_keep_(timer_c_, timer_lo_, timer_hi_, timer_hi_, timer_item_, #name "_reschedule_range"); }     \
+    TIMER_LK_ND_##lk int name##_reschedule_near(name *timer_c_, int64_t timer_expire_, int64_t timer_slack_,          \
+                                                type *timer_item_)                                                    \
+    {   if (timer_item_ == NULL || timer_expire_ < 0 || timer_slack_ < 0) return -EINVAL;                             \
+        return name##_keep_(timer_c_, timer_expire_ > timer_slack_ ? timer_expire_ - timer_slack_ : 0,                \
+                            timer_expire_ > INT64_MAX - timer_slack_ ? INT64_MAX : timer_expire_ + timer_slack_,      \
+                            timer_expire_, timer_item_, #name "_reschedule_near"); }                                  \
+    TIMER_LK_##lk bool name##_remove(name *timer_c_, type *timer_item_)                                               \
     {   bool timer_r_;                                                                                                \
         TIMER_OWNS_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), #name "_remove");                 \
         timer_r_ = core##_remove(name##_core_(timer_c_), TIMER_NODE_(timer_item_, member));                           \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_remove"); return timer_r_; }                               \
-    TIMER_INLINE_ size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
+    TIMER_LK_##lk size_t name##_pop(name *timer_c_, int64_t timer_now_, struct tlist *timer_out_)                     \
     {   size_t timer_r_ = core##_pop(name##_core_(timer_c_), timer_now_, timer_out_);                                 \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_pop"); return timer_r_; }                                  \
-    TIMER_INLINE_ int64_t name##_next_expiry(const name *timer_c_)                                                    \
+    TIMER_LK_##lk int64_t name##_next_expiry(const name *timer_c_)                                                    \
     {   int64_t timer_r_ = core##_next_expiry(name##_ccore_(timer_c_));                                               \
         TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_next_expiry"); return timer_r_; }                         \
-    TIMER_INLINE_ type *name##_first(const name *timer_c_)                                                            \
+    TIMER_LK_##lk type *name##_first(const name *timer_c_)                                                            \
     {   struct core##_node *timer_n_ = core##_first(name##_ccore_(timer_c_));                                         \
         TIMER_AFTER_(core, name##_ccore_(timer_c_), #name "_first");                                                  \
         return timer_n_ ? tlist_entry(timer_n_, type, member) : NULL; }                                               \
@@ -532,33 +598,59 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
     {   const struct name##_visitor_ *timer_f_ = TIMER_CAST_(const struct name##_visitor_ *, timer_v_);               \
         if (timer_f_->until != NULL) return timer_f_->until(tlist_entry(timer_n_, type, member), timer_f_->arg);      \
         timer_f_->fn(tlist_entry(timer_n_, type, member), timer_f_->arg); return 0; }                                 \
-    TIMER_INLINE_ size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
+    TIMER_LK_##lk size_t name##_visit(const name *timer_c_, void (*timer_fn_)(type *, void *), void *timer_arg_)      \
     {   struct name##_visitor_ timer_f_;                                                                              \
         assert(timer_fn_ != NULL && #name "_visit: fn is NULL");                                                      \
         if (timer_fn_ == NULL) return 0;                                                                              \
         timer_f_.fn = timer_fn_; timer_f_.until = NULL; timer_f_.arg = timer_arg_;                                    \
         (void)core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_);                                    \
         return name##_ccore_(timer_c_)->count; }                                                                      \
-    TIMER_INLINE_ int name##_visit_until(const name *timer_c_, int (*timer_fn_)(type *, void *), void *timer_arg_)    \
+    TIMER_LK_##lk int name##_visit_until(const name *timer_c_, int (*timer_fn_)(type *, void *), void *timer_arg_)    \
     {   struct name##_visitor_ timer_f_;                                                                              \
         assert(timer_fn_ != NULL && #name "_visit_until: fn is NULL");                                                \
         if (timer_fn_ == NULL) return 0;                                                                              \
         timer_f_.fn = NULL; timer_f_.until = timer_fn_; timer_f_.arg = timer_arg_;                                    \
         return core##_visit(name##_ccore_(timer_c_), name##_visit_one_, &timer_f_); }                                 \
-    TIMER_INLINE_ int name##_reserve(name *timer_c_, size_t timer_n_)                                                 \
+    TIMER_LK_ND_##lk int name##_reserve(name *timer_c_, size_t timer_n_)                                              \
     {   int timer_r_ = core##_reserve(name##_core_(timer_c_), timer_n_);                                              \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_reserve"); return timer_r_; }                              \
-    TIMER_INLINE_ int64_t name##_min_time(const name *timer_c_) { return core##_min_time(name##_ccore_(timer_c_)); }   \
-    TIMER_INLINE_ size_t name##_size(const name *timer_c_) { return name##_ccore_(timer_c_)->count; }                 \
-    TIMER_INLINE_ bool name##_empty(const name *timer_c_) { return name##_ccore_(timer_c_)->count == 0; }             \
-    TIMER_INLINE_ bool name##_pending(const type *timer_item_)                                                        \
+    TIMER_LK_##lk int64_t name##_min_time(const name *timer_c_) { return core##_min_time(name##_ccore_(timer_c_)); }   \
+    TIMER_LK_##lk size_t name##_size(const name *timer_c_) { return name##_ccore_(timer_c_)->count; }                 \
+    TIMER_LK_##lk bool name##_empty(const name *timer_c_) { return name##_ccore_(timer_c_)->count == 0; }             \
+    TIMER_LK_##lk bool name##_pending(const type *timer_item_)                                                        \
     { return core##_node_pending(TIMER_NODE_(timer_item_, member)); }                                                 \
-    TIMER_INLINE_ bool name##_due(const type *timer_item_) { return core##_node_due(TIMER_NODE_(timer_item_, member)); } \
-    TIMER_INLINE_ int64_t name##_expire(const type *timer_item_)                                                      \
+    TIMER_LK_##lk bool name##_due(const type *timer_item_) { return core##_node_due(TIMER_NODE_(timer_item_, member)); } \
+    TIMER_LK_##lk int64_t name##_expire(const type *timer_item_)                                                      \
     { return core##_node_expire(TIMER_NODE_(timer_item_, member)); }                                                  \
-    TIMER_INLINE_ type *name##_entry(struct tlist *timer_link_)                                                       \
+    TIMER_LK_##lk type *name##_entry(struct tlist *timer_link_)                                                       \
     { return timer_link_ ? tlist_entry(timer_link_, type, member) : NULL; }                                           \
-    TIMER_INLINE_ const char *name##_check(const name *timer_c_) { return core##_check(name##_ccore_(timer_c_)); }
+    TIMER_LK_ND_##lk const char *name##_check(const name *timer_c_) { return core##_check(name##_ccore_(timer_c_)); }
+
+/* The prototypes of what TIMER_WRAPPERS_(..., extern_) defines: the
+ * DECLARE forms, for every file but the one with the IMPLEMENT. */
+#define TIMER_DECLARE_WRAPPERS_(name, type)                                                                           \
+    TIMER_LK_extern_ void name##_init(name *c, int64_t now);                                                          \
+    TIMER_LK_extern_ void name##_clear(name *c);                                                                      \
+    TIMER_LK_extern_ void name##_destroy(name *c);                                                                    \
+    TIMER_LK_ND_extern_ int name##_insert(name *c, int64_t expire, type *item);                                       \
+    TIMER_LK_ND_extern_ int name##_reschedule(name *c, int64_t expire, type *item);                                   \
+    TIMER_LK_ND_extern_ int name##_reschedule_range(name *c, int64_t earliest, int64_t latest, type *item);           \
+    TIMER_LK_ND_extern_ int name##_reschedule_near(name *c, int64_t expire, int64_t slack, type *item);               \
+    TIMER_LK_extern_ bool name##_remove(name *c, type *item);                                                         \
+    TIMER_LK_extern_ size_t name##_pop(name *c, int64_t now, struct tlist *out);                                      \
+    TIMER_LK_extern_ int64_t name##_next_expiry(const name *c);                                                       \
+    TIMER_LK_extern_ type *name##_first(const name *c);                                                               \
+    TIMER_LK_extern_ size_t name##_visit(const name *c, void (*fn)(type *, void *), void *arg);                       \
+    TIMER_LK_extern_ int name##_visit_until(const name *c, int (*fn)(type *, void *), void *arg);                     \
+    TIMER_LK_ND_extern_ int name##_reserve(name *c, size_t n);                                                        \
+    TIMER_LK_extern_ int64_t name##_min_time(const name *c);                                                          \
+    TIMER_LK_extern_ size_t name##_size(const name *c);                                                               \
+    TIMER_LK_extern_ bool name##_empty(const name *c);                                                                \
+    TIMER_LK_extern_ bool name##_pending(const type *item);                                                           \
+    TIMER_LK_extern_ bool name##_due(const type *item);                                                               \
+    TIMER_LK_extern_ int64_t name##_expire(const type *item);                                                         \
+    TIMER_LK_extern_ type *name##_entry(struct tlist *link);                                                          \
+    TIMER_LK_ND_extern_ const char *name##_check(const name *c);
 
 TIMER_FUNCTIONS_END_
 
@@ -757,6 +849,10 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
  *                                                pending within [earliest, latest]: 0, no
  *                                                change; else reschedule(c, latest, item)
+ *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
+ *                                                pending within slack of expire (both ends
+ *                                                included): 0, no change; else
+ *                                                reschedule(c, expire, item) (nginx's rule)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -779,7 +875,8 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
- * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due item).
+ * earliest < 0 or latest < earliest; for reschedule_near expire or slack
+ * < 0), -EBUSY (insert of a pending or due item).
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
@@ -787,6 +884,13 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * declares only the node and DEFINE_TYPE (with struct tlist and the
  * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
  * defined, this header declares the same (see list.h).
+ *
+ * Functions compiled once, for programs of many files: TIMER_SET_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_SET_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
@@ -1179,7 +1283,8 @@ TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node 
 
 TIMER_INLINE_ bool timer_set_remove(struct timer_set *s, struct timer_set_node *n)
 {
-    assert(timer_set_owns_(s, n) && "timer_set_remove: the item is pending in another set, not this one");
+    assert(timer_set_owns_(s, n) &&
+           "timer_set_remove: the item is not in this set (another set holds it, or init was called while this one held it)");
     return n != NULL && timer_set_unlink_(s, n);
 }
 
@@ -1187,7 +1292,8 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is pending in another set, not this one");
+    assert(timer_set_owns_(s, n) &&
+           "timer_set_reschedule: the item is not in this set (another set holds it, or init was called while this one held it)");
     if (n->parent != 0 && s->count == 0)
         return -EINVAL;                     /* another set's item */
     timer_set_unlink_(s, n);
@@ -1364,6 +1470,15 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
 
 #define TIMER_SET_DEFINE(type, member) TIMER_SHORT_DEFINE_(SET, set, type, member)
 
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_SET_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_SET_DECLARE(name, type, member) \
+    TIMER_SET_DEFINE_TYPE(name)                \
+    TIMER_SET_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_SET_IMPLEMENT(name, type, member) TIMER_WRAPPERS_(name, type, member, timer_set, set, extern_)
+
 TIMER_FUNCTIONS_END_
 
 #endif /* TIMER_SET_H_FUNCTIONS */
@@ -1397,6 +1512,10 @@ TIMER_FUNCTIONS_END_
  *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
  *                                                pending within [earliest, latest]: 0, no
  *                                                change; else reschedule(c, latest, item)
+ *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
+ *                                                pending within slack of expire (both ends
+ *                                                included): 0, no change; else
+ *                                                reschedule(c, expire, item) (nginx's rule)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -1419,11 +1538,11 @@ TIMER_FUNCTIONS_END_
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
- * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
- * item), -ENOMEM (the array could not grow: insert, or reschedule of an idle
- * or due item). Reschedule of a pending item never allocates, so it never
- * fails with -ENOMEM; after reserve(n), inserts cannot fail while at most n
- * items are pending.
+ * earliest < 0 or latest < earliest; for reschedule_near expire or slack
+ * < 0), -EBUSY (insert of a pending or due item), -ENOMEM (the array could
+ * not grow: insert, or reschedule of an idle or due item). Reschedule of a
+ * pending item never allocates, so it never fails with -ENOMEM; after
+ * reserve(n), inserts cannot fail while at most n items are pending.
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
@@ -1431,6 +1550,13 @@ TIMER_FUNCTIONS_END_
  * declares only the node and DEFINE_TYPE (with struct tlist and the
  * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
  * defined, this header declares the same (see list.h).
+ *
+ * Functions compiled once, for programs of many files: TIMER_HEAP_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_HEAP_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither
@@ -1840,7 +1966,8 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         return true;
     }
     if (!timer_heap_holds_(h, n)) {
-        assert(0 && "timer_heap_remove: the item is pending in another heap, not this one");
+        assert(0 &&
+               "timer_heap_remove: the item is not in this heap (another heap holds it, or init was called while this one held it)");
         return false;
     }
     timer_heap_delete_(h, n->u.heap.pos - 1);
@@ -1870,7 +1997,8 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     count = h->count;
     i = n->u.heap.pos - 1;
     if (i >= count || a[i].node != n) {     /* timer_heap_holds_ */
-        assert(0 && "timer_heap_reschedule: the item is pending in another heap, not this one");
+        assert(0 &&
+               "timer_heap_reschedule: the item is not in this heap (another heap holds it, or init was called while this one held it)");
         return -EINVAL;
     }
     e.expire = expire;
@@ -2004,6 +2132,15 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
 
 #define TIMER_HEAP_DEFINE(type, member) TIMER_SHORT_DEFINE_(HEAP, heap, type, member)
 
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_HEAP_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_HEAP_DECLARE(name, type, member) \
+    TIMER_HEAP_DEFINE_TYPE(name)                \
+    TIMER_HEAP_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_HEAP_IMPLEMENT(name, type, member) TIMER_WRAPPERS_(name, type, member, timer_heap, heap, extern_)
+
 TIMER_FUNCTIONS_END_
 
 #endif /* TIMER_HEAP_H_FUNCTIONS */
@@ -2039,6 +2176,10 @@ TIMER_FUNCTIONS_END_
  *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
  *                                                pending within [earliest, latest]: 0, no
  *                                                change; else reschedule(c, latest, item)
+ *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
+ *                                                pending within slack of expire (both ends
+ *                                                included): 0, no change; else
+ *                                                reschedule(c, expire, item) (nginx's rule)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry; TIMER_NEVER if empty
@@ -2061,8 +2202,9 @@ TIMER_FUNCTIONS_END_
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
- * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
- * item). Valid times are 0 .. INT64_MAX, in any unit.
+ * earliest < 0 or latest < earliest; for reschedule_near expire or slack
+ * < 0), -EBUSY (insert of a pending or due item). Valid times are 0 ..
+ * INT64_MAX, in any unit.
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
@@ -2072,6 +2214,13 @@ TIMER_FUNCTIONS_END_
  * TIMER_TYPES_ONLY alone (with TIMER_TYPES_ONLY defined, this header
  * declares the same), so it can embed both; one .c file then includes
  * this header and expands DEFINE_FUNCTIONS.
+ *
+ * Functions compiled once, for programs of many files: TIMER_WHEEL_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_WHEEL_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
  * How it works. Time is split into 6-bit groups; an item is filed by the
  * highest group in which its expiry differs from the wheel's clock
@@ -2856,7 +3005,8 @@ TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
     struct tlist *prev = n->link.prev, *next = n->link.next;
     bool ours = w->count != 0 && (prev != next || timer_wheel_is_head_(w, prev));
     assert(ours &&
-           "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
+           "timer_wheel_remove/reschedule: the item is not in this wheel "
+           "(another wheel holds it, or init was called while this one held it)");
     if (!ours)
         return false;
     if (prev == next)                       /* n was alone: its list is empty now */
@@ -2871,7 +3021,8 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
     if (n == NULL || n->link.next == NULL)
         return false;
     assert(timer_wheel_holds_(w, n, 7) &&
-           "timer_wheel_remove: the item is pending in another wheel, not this one");
+           "timer_wheel_remove: the item is not in this wheel "
+           "(another wheel holds it, or init was called while this one held it)");
     if (n->expire < 0)
         tlist_remove(&n->link);             /* due: leave the result list */
     else if (!timer_wheel_cut_(w, n))
@@ -2892,7 +3043,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_wheel_holds_(w, n, 7) &&
-           "timer_wheel_reschedule: the item is pending in another wheel, not this one");
+           "timer_wheel_reschedule: the item is not in this wheel "
+           "(another wheel holds it, or init was called while this one held it)");
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         uint64_t g;
         unsigned s;
@@ -3477,6 +3629,16 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_WHEEL_DEFINE(type, member) TIMER_SHORT_DEFINE_(WHEEL, wheel, type, member)
+
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_WHEEL_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_WHEEL_DECLARE(name, type, member) \
+    TIMER_WHEEL_DEFINE_TYPE(name)                \
+    TIMER_WHEEL_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_WHEEL_IMPLEMENT(name, type, member) \
+    TIMER_WRAPPERS_(name, type, member, timer_wheel, wheel, extern_)
 
 TIMER_FUNCTIONS_END_
 

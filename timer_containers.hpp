@@ -26,6 +26,9 @@
  *   int      insert(int64_t expire, T &item);          0, -EINVAL, -EBUSY, -ENOMEM
  *   int      reschedule(int64_t expire, T &item);      0, -EINVAL, -ENOMEM
  *   int      reschedule_range(int64_t earliest, int64_t latest, T &item);
+ *   int      reschedule_near(int64_t expire, int64_t slack, T &item);
+ *                                       pending within slack of expire: 0, no
+ *                                       change; else reschedule(expire, item)
  *   bool     remove(T &item);           pending or due -> idle; false if it was idle
  *   due_range pop(int64_t now);         the items due by now, as a range that drains
  *   int64_t  next_expiry() const;       exact; TIMER_NEVER when empty
@@ -40,14 +43,27 @@
  *   const char *check() const;          O(n) self-check: nullptr, or what is broken
  *   static bool pending(const T &), due(const T &);  static int64_t expire(const T &);
  *   static T *entry(struct tlist *link);   the item of a C result list's link
- * [[nodiscard]] (C++17 and up) marks every call whose result reports an error
- * (insert, reschedule, reschedule_range, reserve, check, put_back) and pop.
+ * TIMER_NODISCARD ([[nodiscard]] in C++17 and up, gcc's and clang's
+ * warn_unused_result in C++11 and 14) marks every call whose result reports
+ * an error (insert, the reschedules, reserve, check, put_back) and pop.
  * Not copyable, not movable: a wheel's list heads live inside it (its items
  * link to them), and ranges, events and clocked adaptors hold a container's
  * address; all three kinds alike, so that switching kinds changes nothing
  * that compiles. Hold one in a std::unique_ptr to hand it over.
  * Switching container is one word: kind::node and kind::timers<T, M> name the
  * node and the container of set_kind, heap_kind or wheel_kind.
+ *
+ * Where items may be. A container links an item by its address, so a
+ * pending or due item must stay where it is: not copied into a second
+ * object that then goes to the container, not moved by a std::vector that
+ * grows. Hooks make the mistake safe or loud: tc::set_hook, heap_hook and
+ * wheel_hook (kind::hook) are the node with C++'s copy rules, as
+ * Boost.Intrusive's safe-mode hooks: a new hook, a copy and a move are
+ * idle, assigning to one leaves it as it was, and with asserts a hook that
+ * ends while pending or due aborts naming the fix. The containers over a
+ * hook member are hooked_set<T, M>, hooked_heap<T, M>, hooked_wheel<T, M>
+ * (kind::hooked<T, M>), the same calls: C++ does not let one template take
+ * a pointer to a member of either type (before C++17's auto).
  *
  * The due range. pop(now) makes the items due by now due (in the container's
  * due list, in pop order) and returns a range that hands them out: the loop
@@ -101,10 +117,13 @@
  *   reserve, clear, check, pending, due, expire: C's
  * and on an event: bool cancel() (pending or due -> idle), bool armed()
  * (pending), void run() (calls the callable), F &callable(); its destructor
- * cancels it. A callable may cancel, re-arm or destroy any event, its own
- * included (having destroyed its own, it touches nothing of it afterwards,
- * its captures included, as after `delete this`), and call run_due again; it
- * must not destroy the container. If one throws, the events still due are
+ * cancels it. An event is neither copied nor moved: code that would (a
+ * std::vector of events) stops on a message naming std::unique_ptr and
+ * std::deque, the ways to hold many. A callable may cancel, re-arm or
+ * destroy any event, its own included (having destroyed its own, it
+ * touches nothing of it afterwards, its captures included, as after
+ * `delete this`), and call run_due again; it must not destroy the
+ * container. If one throws, the events still due are
  * put back (the range's rule). An event allocates nothing; F may
  * (std::function, for a callable larger than its small buffer):
  * docs/benchmarks.md measures the forms.
@@ -147,11 +166,11 @@
 #include <type_traits>
 #include <utility>
 
-#if TIMER_CXX_STD_ >= 201703L
-#define TIMER_CXX_NODISCARD_ [[nodiscard]]
-#else
-#define TIMER_CXX_NODISCARD_
-#endif
+/* [[nodiscard]] in C++17, gcc's and clang's warn_unused_result in C++11 and
+ * 14, where a dropped result (an insert that failed, a pop whose range no
+ * loop takes) is otherwise silent; TIMER_NODISCARD (list.h) decides, and
+ * defined empty before including turns both off. */
+#define TIMER_CXX_NODISCARD_ TIMER_NODISCARD
 /* The calls that only forward to the C wrappers are forced inline: left to
  * the inliner, the extra layer changes its choices (gcc then leaves the
  * wheel's reschedule, which C inlines, a call: 30% more instructions). */
@@ -172,23 +191,42 @@ typedef struct timer_set_node set_node;
 typedef struct timer_heap_node heap_node;
 typedef struct timer_wheel_node wheel_node;
 
+namespace detail {
+template <class Node> class hook_base;
+template <class F> struct always_false : std::false_type {};
+} // namespace detail
+
+/* The hooks: a node with C++'s copy rules (see "Where items may be" above). */
+typedef detail::hook_base<set_node> set_hook;
+typedef detail::hook_base<heap_node> heap_hook;
+typedef detail::hook_base<wheel_node> wheel_hook;
+
 template <class T, set_node T::*M> class set;
 template <class T, heap_node T::*M> class heap;
 template <class T, wheel_node T::*M> class wheel;
+template <class T, set_hook T::*M> class hooked_set;
+template <class T, heap_hook T::*M> class hooked_heap;
+template <class T, wheel_hook T::*M> class hooked_wheel;
 
 /* The kinds: a program that names its container through one of these
  * switches container by changing that one word. */
 struct set_kind {
     typedef set_node node;
+    typedef set_hook hook;
     template <class T, node T::*M> using timers = set<T, M>;
+    template <class T, hook T::*M> using hooked = hooked_set<T, M>;
 };
 struct heap_kind {
     typedef heap_node node;
+    typedef heap_hook hook;
     template <class T, node T::*M> using timers = heap<T, M>;
+    template <class T, hook T::*M> using hooked = hooked_heap<T, M>;
 };
 struct wheel_kind {
     typedef wheel_node node;
+    typedef wheel_hook hook;
     template <class T, node T::*M> using timers = wheel<T, M>;
+    template <class T, hook T::*M> using hooked = hooked_wheel<T, M>;
 };
 
 namespace detail {
@@ -231,6 +269,41 @@ struct core {
 typedef core<set_node, set_c::timers, set_c::item> set_core;
 typedef core<heap_node, heap_c::timers, heap_c::item> heap_core;
 typedef core<wheel_node, wheel_c::timers, wheel_c::item> wheel_core;
+/* The same cores over a hook member: the hook is its node (a base class at
+ * offset 0, nothing added), so everything else is the node's. */
+typedef core<set_hook, set_c::timers, set_c::item> set_hook_core;
+typedef core<heap_hook, heap_c::timers, heap_c::item> heap_hook_core;
+typedef core<wheel_hook, wheel_c::timers, wheel_c::item> wheel_hook_core;
+
+/* A node's state, by its C type. */
+TIMER_CXX_INLINE_ bool armed(const set_node &n) { return timer_set_node_pending(&n) || timer_set_node_due(&n); }
+TIMER_CXX_INLINE_ bool armed(const heap_node &n) { return timer_heap_node_pending(&n) || timer_heap_node_due(&n); }
+TIMER_CXX_INLINE_ bool armed(const wheel_node &n)
+{
+    return timer_wheel_node_pending(&n) || timer_wheel_node_due(&n);
+}
+
+/* The hooks (Boost.Intrusive's rule for its safe-mode hooks): a new hook,
+ * and every copy or move of one, is idle, since a container links a node
+ * by its address and a copy lives at another; assigning to a hook leaves
+ * it as it was (an item assigned to stays where it is, armed or not); and
+ * with asserts on, a hook that ends while pending or due aborts, naming the
+ * fix, where it would leave the container a dangling link. */
+template <class Node>
+class hook_base : public Node {
+public:
+    TIMER_CXX_INLINE_ hook_base() noexcept : Node() {}
+    TIMER_CXX_INLINE_ hook_base(const hook_base &) noexcept : Node() {}
+    TIMER_CXX_INLINE_ hook_base &operator=(const hook_base &) noexcept { return *this; }
+    TIMER_CXX_INLINE_ ~hook_base()
+    {
+        assert(!armed(*this) &&
+               "timer_containers: a hook ended while its item was pending or due (moved by a growing std::vector, or gone before its container): remove the item first, declare items before their container, keep armed items where they do not move (std::unique_ptr, std::deque, std::list)");
+    }
+};
+static_assert(sizeof(set_hook) == sizeof(set_node) && sizeof(heap_hook) == sizeof(heap_node) &&
+                  sizeof(wheel_hook) == sizeof(wheel_node),
+              "timer_containers: a hook is its node");
 
 /* T <-> its node M. The way back subtracts M's offset, read from the pointer
  * to member itself: the Itanium C++ ABI (gcc, clang) and MSVC's represent a
@@ -303,6 +376,10 @@ public:
     TIMER_CXX_NODISCARD_ TIMER_CXX_INLINE_ int reschedule_range(int64_t earliest, int64_t latest, T &item)
     {
         return timers_reschedule_range(&c_, earliest, latest, in(item));
+    }
+    TIMER_CXX_NODISCARD_ TIMER_CXX_INLINE_ int reschedule_near(int64_t when, int64_t slack, T &item)
+    {
+        return timers_reschedule_near(&c_, when, slack, in(item));
     }
     TIMER_CXX_INLINE_ bool remove(T &item) { return timers_remove(&c_, in(item)); }
     TIMER_CXX_NODISCARD_ TIMER_CXX_INLINE_ due_range pop(int64_t now)
@@ -495,6 +572,27 @@ public:
     explicit wheel(int64_t now = 0) : detail::basic<detail::wheel_core, T, M>(now) {}
 };
 
+/* The same containers over a hook member (C++ cannot take a member of
+ * either type in one template before C++17's auto: a pointer to member
+ * does not convert to one of its base class). */
+template <class T, set_hook T::*M>
+class hooked_set : public detail::basic<detail::set_hook_core, T, M> {
+public:
+    explicit hooked_set(int64_t now = 0) : detail::basic<detail::set_hook_core, T, M>(now) {}
+};
+
+template <class T, heap_hook T::*M>
+class hooked_heap : public detail::basic<detail::heap_hook_core, T, M> {
+public:
+    explicit hooked_heap(int64_t now = 0) : detail::basic<detail::heap_hook_core, T, M>(now) {}
+};
+
+template <class T, wheel_hook T::*M>
+class hooked_wheel : public detail::basic<detail::wheel_hook_core, T, M> {
+public:
+    explicit hooked_wheel(int64_t now = 0) : detail::basic<detail::wheel_hook_core, T, M>(now) {}
+};
+
 /* ---- std::chrono ----------------------------------------------------------- */
 
 template <class Timers, class Clock, class Tick = typename Clock::duration>
@@ -526,11 +624,22 @@ public:
     TIMER_CXX_NODISCARD_ int reschedule_range(std::chrono::time_point<Clock, D1> earliest,
                                               std::chrono::time_point<Clock, D2> latest, value_type &item)
     {
-        int64_t lo, hi;
+        int64_t lo, hi = 0; /* = 0: clang's -Wconditional-uninitialized cannot see r != 0 guard it */
         int r = expiry_ticks(earliest, lo);
         if (r == 0)
             r = expiry_ticks(latest, hi);
         return r != 0 ? r : Timers::reschedule_range(lo, hi, item);
+    }
+    /* The slack in ticks rounds down (what is kept is never further from
+     * the expiry than asked); a negative one is -EINVAL. */
+    template <class D, class R, class P>
+    TIMER_CXX_NODISCARD_ int reschedule_near(std::chrono::time_point<Clock, D> when, std::chrono::duration<R, P> slack,
+                                             value_type &item)
+    {
+        int64_t t = 0, s = detail::count_of(slack); /* = 0: as hi in reschedule_range */
+        int r = s < 0 ? -EINVAL : expiry_ticks(when, t);
+        s = detail::scale<std::ratio_divide<P, typename Tick::period> >::down(s);
+        return r != 0 ? r : Timers::reschedule_near(t, s, item);
     }
     template <class D>
     TIMER_CXX_NODISCARD_ due_range pop(std::chrono::time_point<Clock, D> now)
@@ -629,6 +738,26 @@ public:
     explicit event(F fn = F()) : event_base<Kind>(&call), fn_(std::move(fn)) {}
     F &callable() { return fn_; }
 
+    /* Declared so that code which copies or moves an event (a growing
+     * std::vector of them, say) fails on this message, not on a deleted
+     * constructor of event_base deep in the standard library; never
+     * defined for real. */
+    event(event &&o) noexcept : event_base<Kind>(&call), fn_(std::move(o.fn_))
+    {
+        static_assert(detail::always_false<F>::value,
+                      "timer_containers::event cannot be copied or moved: its container links it by its address. "
+                      "Keep each event where it was made: hold it by std::unique_ptr (a std::vector of "
+                      "std::unique_ptr may grow), or make it in place in a std::deque (emplace_back never moves "
+                      "the others)");
+    }
+    event(const event &o) : event(std::move(const_cast<event &>(o))) {}
+    event &operator=(event &&o) noexcept { return *this = static_cast<const event &>(o); }
+    event &operator=(const event &o)
+    {
+        event moved(std::move(const_cast<event &>(o)));
+        return *this;
+    }
+
 private:
     static void call(event_base<Kind> &e) { static_cast<event &>(e).fn_(); }
     F fn_;
@@ -661,6 +790,10 @@ public:
     TIMER_CXX_NODISCARD_ int reschedule_range(int64_t earliest, int64_t latest, value_type &ev)
     {
         return elsewhere(ev) ? -EINVAL : own(ev, base::reschedule_range(earliest, latest, ev));
+    }
+    TIMER_CXX_NODISCARD_ int reschedule_near(int64_t when, int64_t slack, value_type &ev)
+    {
+        return elsewhere(ev) ? -EINVAL : own(ev, base::reschedule_near(when, slack, ev));
     }
     bool remove(value_type &ev) { return !elsewhere(ev) && base::remove(ev); }
 

@@ -26,6 +26,10 @@
  *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
  *                                                pending within [earliest, latest]: 0, no
  *                                                change; else reschedule(c, latest, item)
+ *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
+ *                                                pending within slack of expire (both ends
+ *                                                included): 0, no change; else
+ *                                                reschedule(c, expire, item) (nginx's rule)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -48,11 +52,11 @@
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
- * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
- * item), -ENOMEM (the array could not grow: insert, or reschedule of an idle
- * or due item). Reschedule of a pending item never allocates, so it never
- * fails with -ENOMEM; after reserve(n), inserts cannot fail while at most n
- * items are pending.
+ * earliest < 0 or latest < earliest; for reschedule_near expire or slack
+ * < 0), -EBUSY (insert of a pending or due item), -ENOMEM (the array could
+ * not grow: insert, or reschedule of an idle or due item). Reschedule of a
+ * pending item never allocates, so it never fails with -ENOMEM; after
+ * reserve(n), inserts cannot fail while at most n items are pending.
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
@@ -60,6 +64,13 @@
  * declares only the node and DEFINE_TYPE (with struct tlist and the
  * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
  * defined, this header declares the same (see list.h).
+ *
+ * Functions compiled once, for programs of many files: TIMER_HEAP_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_HEAP_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither
@@ -470,7 +481,8 @@ TIMER_INLINE_ bool timer_heap_remove(struct timer_heap *h, struct timer_heap_nod
         return true;
     }
     if (!timer_heap_holds_(h, n)) {
-        assert(0 && "timer_heap_remove: the item is pending in another heap, not this one");
+        assert(0 &&
+               "timer_heap_remove: the item is not in this heap (another heap holds it, or init was called while this one held it)");
         return false;
     }
     timer_heap_delete_(h, n->u.heap.pos - 1);
@@ -500,7 +512,8 @@ TIMER_INLINE_ int timer_heap_reschedule(struct timer_heap *h, int64_t expire, st
     count = h->count;
     i = n->u.heap.pos - 1;
     if (i >= count || a[i].node != n) {     /* timer_heap_holds_ */
-        assert(0 && "timer_heap_reschedule: the item is pending in another heap, not this one");
+        assert(0 &&
+               "timer_heap_reschedule: the item is not in this heap (another heap holds it, or init was called while this one held it)");
         return -EINVAL;
     }
     e.expire = expire;
@@ -633,6 +646,15 @@ TIMER_INLINE_ const char *timer_heap_check(const struct timer_heap *h)
     TIMER_HEAP_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_HEAP_DEFINE(type, member) TIMER_SHORT_DEFINE_(HEAP, heap, type, member)
+
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_HEAP_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_HEAP_DECLARE(name, type, member) \
+    TIMER_HEAP_DEFINE_TYPE(name)                \
+    TIMER_HEAP_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_HEAP_IMPLEMENT(name, type, member) TIMER_WRAPPERS_(name, type, member, timer_heap, heap, extern_)
 
 TIMER_FUNCTIONS_END_
 

@@ -25,6 +25,10 @@
  *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
  *                                                pending within [earliest, latest]: 0, no
  *                                                change; else reschedule(c, latest, item)
+ *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
+ *                                                pending within slack of expire (both ends
+ *                                                included): 0, no change; else
+ *                                                reschedule(c, expire, item) (nginx's rule)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -47,7 +51,8 @@
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
- * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due item).
+ * earliest < 0 or latest < earliest; for reschedule_near expire or slack
+ * < 0), -EBUSY (insert of a pending or due item).
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
@@ -55,6 +60,13 @@
  * declares only the node and DEFINE_TYPE (with struct tlist and the
  * version) and leaves TIMER_TYPES_ONLY alone; with TIMER_TYPES_ONLY
  * defined, this header declares the same (see list.h).
+ *
+ * Functions compiled once, for programs of many files: TIMER_SET_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_SET_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
@@ -448,7 +460,8 @@ TIMER_INLINE_ bool timer_set_unlink_(struct timer_set *s, struct timer_set_node 
 
 TIMER_INLINE_ bool timer_set_remove(struct timer_set *s, struct timer_set_node *n)
 {
-    assert(timer_set_owns_(s, n) && "timer_set_remove: the item is pending in another set, not this one");
+    assert(timer_set_owns_(s, n) &&
+           "timer_set_remove: the item is not in this set (another set holds it, or init was called while this one held it)");
     return n != NULL && timer_set_unlink_(s, n);
 }
 
@@ -456,7 +469,8 @@ TIMER_INLINE_ int timer_set_reschedule(struct timer_set *s, int64_t expire, stru
 {
     if (n == NULL || expire < 0)
         return -EINVAL;
-    assert(timer_set_owns_(s, n) && "timer_set_reschedule: the item is pending in another set, not this one");
+    assert(timer_set_owns_(s, n) &&
+           "timer_set_reschedule: the item is not in this set (another set holds it, or init was called while this one held it)");
     if (n->parent != 0 && s->count == 0)
         return -EINVAL;                     /* another set's item */
     timer_set_unlink_(s, n);
@@ -632,6 +646,15 @@ TIMER_INLINE_ const char *timer_set_check(const struct timer_set *s)
     TIMER_SET_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_SET_DEFINE(type, member) TIMER_SHORT_DEFINE_(SET, set, type, member)
+
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_SET_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_SET_DECLARE(name, type, member) \
+    TIMER_SET_DEFINE_TYPE(name)                \
+    TIMER_SET_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_SET_IMPLEMENT(name, type, member) TIMER_WRAPPERS_(name, type, member, timer_set, set, extern_)
 
 TIMER_FUNCTIONS_END_
 

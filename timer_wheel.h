@@ -28,6 +28,10 @@
  *   int     NAME_reschedule_range(NAME *c, int64_t earliest, int64_t latest, TYPE *item);
  *                                                pending within [earliest, latest]: 0, no
  *                                                change; else reschedule(c, latest, item)
+ *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
+ *                                                pending within slack of expire (both ends
+ *                                                included): 0, no change; else
+ *                                                reschedule(c, expire, item) (nginx's rule)
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry; TIMER_NEVER if empty
@@ -50,8 +54,9 @@
  *   TYPE   *NAME_entry(struct tlist *link);      item of a result-list link; NULL for NULL
  *   const char *NAME_check(const NAME *c);       O(n) invariant check: NULL, or what is wrong
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
- * earliest < 0 or latest < earliest), -EBUSY (insert of a pending or due
- * item). Valid times are 0 .. INT64_MAX, in any unit.
+ * earliest < 0 or latest < earliest; for reschedule_near expire or slack
+ * < 0), -EBUSY (insert of a pending or due item). Valid times are 0 ..
+ * INT64_MAX, in any unit.
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
@@ -61,6 +66,13 @@
  * TIMER_TYPES_ONLY alone (with TIMER_TYPES_ONLY defined, this header
  * declares the same), so it can embed both; one .c file then includes
  * this header and expands DEFINE_FUNCTIONS.
+ *
+ * Functions compiled once, for programs of many files: TIMER_WHEEL_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_WHEEL_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h).
  *
  * How it works. Time is split into 6-bit groups; an item is filed by the
  * highest group in which its expiry differs from the wheel's clock
@@ -847,7 +859,8 @@ TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
     struct tlist *prev = n->link.prev, *next = n->link.next;
     bool ours = w->count != 0 && (prev != next || timer_wheel_is_head_(w, prev));
     assert(ours &&
-           "timer_wheel_remove/reschedule: the item is pending in another wheel, not this one");
+           "timer_wheel_remove/reschedule: the item is not in this wheel "
+           "(another wheel holds it, or init was called while this one held it)");
     if (!ours)
         return false;
     if (prev == next)                       /* n was alone: its list is empty now */
@@ -862,7 +875,8 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
     if (n == NULL || n->link.next == NULL)
         return false;
     assert(timer_wheel_holds_(w, n, 7) &&
-           "timer_wheel_remove: the item is pending in another wheel, not this one");
+           "timer_wheel_remove: the item is not in this wheel "
+           "(another wheel holds it, or init was called while this one held it)");
     if (n->expire < 0)
         tlist_remove(&n->link);             /* due: leave the result list */
     else if (!timer_wheel_cut_(w, n))
@@ -883,7 +897,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_wheel_holds_(w, n, 7) &&
-           "timer_wheel_reschedule: the item is pending in another wheel, not this one");
+           "timer_wheel_reschedule: the item is not in this wheel "
+           "(another wheel holds it, or init was called while this one held it)");
     if (timer_wheel_node_pending(n) && (uint64_t)expire >= w->limit) {
         uint64_t g;
         unsigned s;
@@ -1468,6 +1483,16 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
     TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member)
 
 #define TIMER_WHEEL_DEFINE(type, member) TIMER_SHORT_DEFINE_(WHEEL, wheel, type, member)
+
+/* The functions compiled once (docs/big-programs.md): DECLARE in the header
+ * every file includes (the container type and prototypes), IMPLEMENT in one
+ * .c file after it (the definitions, external). */
+#define TIMER_WHEEL_DECLARE_FUNCTIONS(name, type, member) TIMER_DECLARE_WRAPPERS_(name, type)
+#define TIMER_WHEEL_DECLARE(name, type, member) \
+    TIMER_WHEEL_DEFINE_TYPE(name)                \
+    TIMER_WHEEL_DECLARE_FUNCTIONS(name, type, member)
+#define TIMER_WHEEL_IMPLEMENT(name, type, member) \
+    TIMER_WRAPPERS_(name, type, member, timer_wheel, wheel, extern_)
 
 TIMER_FUNCTIONS_END_
 

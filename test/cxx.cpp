@@ -9,6 +9,8 @@
  *   cxx            every case; "cxx: N of M cases failed", exit 1 if N > 0
  *   cxx misuse     remove through the wrong heap: must abort with the C
  *                  header's assert (test/run.sh expects it)
+ *   cxx hook-misuse  a pending hooked item moved by a growing std::vector:
+ *                  must abort naming the fix (with asserts)
  *
  * Builds as C++11 to C++20, warnings as errors, with or without exceptions
  * and RTTI (the exception cases are left out without exceptions).
@@ -131,7 +133,9 @@ static void types()
     static_assert(!std::is_move_constructible<C>::value && !std::is_move_assignable<C>::value, "movable");
     static_assert(!std::is_copy_constructible<E>::value && !std::is_move_constructible<E>::value, "events move");
     static_assert(!std::is_copy_constructible<K>::value && !std::is_move_constructible<K>::value, "clocked move");
-    static_assert(!std::is_move_constructible<tc::event<Kind, tc::callback> >::value, "event moves");
+    /* an event's copy and move are declared, so that using them fails on a
+     * message of the library's (run.sh, cxx_event_moves), not a deleted one */
+    static_assert(!std::is_copy_constructible<tc::event_base<Kind> >::value, "event_base copies");
     static_assert(std::is_same<typename C::value_type, item<Kind> >::value, "value_type");
     static_assert(std::is_same<typename C::node_type, typename Kind::node>::value, "node_type");
     /* the range moves (C++11 and 14 return it by value) but is not copied */
@@ -185,6 +189,13 @@ static void calls()
     CHECK_EQ(t.reschedule_range(110, 125, it[2]), 0); /* within: unchanged, still behind 1 */
     CHECK_EQ(t.expire(it[2]), 120);
     CHECK_EQ(t.reschedule_range(200, 300, it[3]), 0); /* idle: reschedule(300) */
+    CHECK_EQ(t.expire(it[3]), 300);
+    CHECK_EQ(t.reschedule_near(100, 20, it[2]), 0);   /* 120 within 100 +- 20: unchanged */
+    CHECK_EQ(t.expire(it[2]), 120);
+    CHECK_EQ(t.reschedule_near(100, -1, it[2]), -EINVAL);
+    CHECK_EQ(t.reschedule_near(99, 20, it[3]), 0);    /* 300 is not: moved, exactly to 99 */
+    CHECK_EQ(t.expire(it[3]), 99);
+    CHECK_EQ(t.reschedule_near(300, 0, it[3]), 0);
     CHECK_EQ(t.expire(it[3]), 300);
     CHECK_EQ(t.size(), 4);
     CHECK_EQ(t.reserve(100), 0);
@@ -601,6 +612,15 @@ static void chrono_tick_boundaries()
     CHECK(C::expire(a) == at_ns(10 * ms));
     CHECK_EQ(t.reschedule_range(at_ns(8 * ms), at_ns(12 * ms), a), 0); /* within: unchanged */
     CHECK(C::expire(a) == at_ns(10 * ms));
+    /* reschedule_near: the expiry rounds up, the slack down (2.9 ms: 2 ticks) */
+    CHECK_EQ(t.reschedule_near(at_ns(8 * ms), nanoseconds(2 * ms + 900000), a), 0); /* 10 within 8 +- 2 */
+    CHECK(C::expire(a) == at_ns(10 * ms));
+    CHECK_EQ(t.reschedule_near(at_ns(7 * ms + 1), std::chrono::microseconds(1999), a), 0); /* 10 not within 8 +- 1 */
+    CHECK(C::expire(a) == at_ns(8 * ms));
+    CHECK_EQ(t.reschedule_near(at_ns(8 * ms), nanoseconds(-1), a), -EINVAL);
+    CHECK_EQ(t.reschedule_near(at_ns(-1), milliseconds(5), a), -EINVAL);
+    CHECK(C::expire(a) == at_ns(8 * ms));
+    CHECK_EQ(t.reschedule_range(at_ns(10 * ms), at_ns(10 * ms), a), 0);
     /* a `now` before the epoch pops nothing */
     CHECK(t.pop(at_ns(-3 * ms)).empty());
     /* the last time point: its tick (rounded up) is one past the last `now`'s
@@ -675,6 +695,58 @@ static void chrono_random()
         CHECK_EQ(late, 0);
     }
     CHECK_EQ(fired, it.size());
+}
+
+/* ---- hooks ------------------------------------------------------------------------ */
+
+/* An item with a hook: copies and moves of it are idle items. */
+template <class Kind>
+struct hitem {
+    int id;
+    typename Kind::hook hook;
+};
+
+template <class Kind>
+using hooked_of = typename Kind::template hooked<hitem<Kind>, &hitem<Kind>::hook>;
+
+/* A copy or a move of a pending item is idle and unknown to the container
+ * (with a plain node it was a second item sharing the first's links: a
+ * remove through it corrupted every kind); assigning to an item keeps its
+ * own state; the container works as over nodes. */
+template <class Kind>
+static void hooks()
+{
+    typedef hooked_of<Kind> C;
+    static_assert(sizeof(typename Kind::hook) == sizeof(typename Kind::node), "a hook is its node");
+    static_assert(std::is_same<typename C::node_type, typename Kind::hook>::value, "node_type");
+    hitem<Kind> a = {}, b = {};
+    a.id = 1;
+    b.id = 2;
+    std::vector<hitem<Kind> > idle(3); /* idle items may live anywhere, and move */
+    C t(10);
+    CHECK_EQ(t.insert(20, a), 0);
+    CHECK_EQ(t.insert(15, b), 0);
+    hitem<Kind> copy = a;
+    CHECK(!C::pending(copy) && !C::due(copy) && copy.id == 1);
+    CHECK(!t.remove(copy));
+    CHECK_EQ(t.insert(30, copy), 0); /* a third item, of its own */
+    hitem<Kind> moved(std::move(copy));
+    CHECK(!C::pending(moved) && C::pending(copy));
+    CHECK(t.remove(copy));
+    moved = b; /* assigned to: stays idle; b stays pending */
+    CHECK(!C::pending(moved) && C::pending(b) && moved.id == 2);
+    b = moved; /* b keeps its place */
+    CHECK(C::pending(b) && C::expire(b) == 15);
+    CHECK_EQ(t.size(), 2);
+    CHECK(t.check() == nullptr);
+    for (int i = 0; i < 100; i++) /* the idle ones move as the vector grows */
+        idle.push_back(moved);
+    CHECK_EQ(t.insert(12, idle[50]), 0);
+    ids got;
+    for (hitem<Kind> &x : t.pop(100))
+        got.push_back(x.id);
+    CHECK_IDS(got, 2, 2, 1);
+    CHECK(t.empty());
 }
 
 /* ---- callback events ------------------------------------------------------------ */
@@ -790,6 +862,8 @@ static void events_two_loops()
         CHECK_EQ(two.insert(5, a), -EBUSY);
         CHECK_EQ(two.reschedule(7, a), -EINVAL);
         CHECK_EQ(two.reschedule_range(1, 9, a), -EINVAL);
+        CHECK_EQ(two.reschedule_near(5, 9, a), -EINVAL);
+        CHECK_EQ(one.reschedule_near(7, 2, a), 0); /* within: stays at 5 */
         CHECK(!two.remove(a));
         CHECK_EQ(one.expire(a), 5);
         CHECK(one.check() == nullptr && two.check() == nullptr);
@@ -874,6 +948,7 @@ static void run_kind()
     run_case("range_calls", k, &range_calls<Kind>);
     run_case("chrono_tick_boundaries", k, &chrono_tick_boundaries<Kind>);
     run_case("chrono_random", k, &chrono_random<Kind>);
+    run_case("hooks", k, &hooks<Kind>);
     run_case("events_run", k, &events_run<Kind>);
     run_case("events_change_each_other", k, &events_change_each_other<Kind>);
     run_case("events_two_loops", k, &events_two_loops<Kind>);
@@ -893,11 +968,26 @@ static void misuse()
     b.remove(x);
 }
 
+/* a pending item in a std::vector that grows: its hook ends where the
+ * container still links it, and says so (test/run.sh expects the message) */
+static void hook_misuse()
+{
+    std::vector<hitem<tc::wheel_kind> > v(1);
+    hooked_of<tc::wheel_kind> t;
+    CHECK_EQ(t.insert(5, v[0]), 0);
+    v.resize(v.capacity() + 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && std::strcmp(argv[1], "misuse") == 0) {
         misuse();
         std::printf("misuse: not caught\n");
+        return 1;
+    }
+    if (argc > 1 && std::strcmp(argv[1], "hook-misuse") == 0) {
+        hook_misuse();
+        std::printf("hook-misuse: not caught\n");
         return 1;
     }
     run_kind<tc::set_kind>();

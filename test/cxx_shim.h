@@ -55,6 +55,8 @@
     { return x ? name##_obj(c).reschedule(t, *x) : -EINVAL; }                                                        \
     TIMER_CXX_SHIM_FN_ int name##_reschedule_range(name *c, int64_t lo, int64_t hi, type *x)                            \
     { return x ? name##_obj(c).reschedule_range(lo, hi, *x) : -EINVAL; }                                             \
+    TIMER_CXX_SHIM_FN_ int name##_reschedule_near(name *c, int64_t t, int64_t slack, type *x)                          \
+    { return x ? name##_obj(c).reschedule_near(t, slack, *x) : -EINVAL; }                                            \
     TIMER_CXX_SHIM_FN_ bool name##_remove(name *c, type *x)                                                           \
     { return __builtin_expect(x != nullptr, 1) ? name##_obj(c).remove(*x) : false; }                               \
     TIMER_CXX_SHIM_FN_ size_t name##_pop(name *c, int64_t now, struct tlist *out)                                       \

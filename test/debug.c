@@ -14,6 +14,8 @@
  *     wheel's count wrapped around to SIZE_MAX); also with the item among
  *     others in its wheel slot, and through an empty container;
  *   - reschedule() of such an item;
+ *   - remove() of an item after init() of the container holding it: the
+ *     message names init as well as another container;
  *   - insert() of a due item: aborts naming reschedule and tlist_drain, or
  *     (-DNDEBUG) returns -EBUSY with nothing changed; -EBUSY for a pending
  *     item is silent in every build;
@@ -37,10 +39,10 @@
 
 /* What the abort says about an item of another container. */
 #if defined(TIMER_DEBUG)
-#define DBG_FOREIGN(fn) "tc_" fn ": misuse: the item is pending in another container"
+#define DBG_FOREIGN(fn) "tc_" fn ": misuse: the item is not in this container (another holds it, or init was called"
 #define DBG_BUILD "TIMER_DEBUG"
 #elif !defined(NDEBUG)
-#define DBG_FOREIGN(fn) "timer_" TK_KIND "_" fn ": the item is pending in another " TK_KIND ", not this one"
+#define DBG_FOREIGN(fn) "timer_" TK_KIND "_" fn ": the item is not in this " TK_KIND " (another " TK_KIND " holds it, or init was called"
 #define DBG_BUILD "asserts"
 #else
 #define DBG_BUILD "NDEBUG"
@@ -93,6 +95,13 @@ static void dbg_returned(bool refused)
     _exit(refused && dbg_same() ? 42 : 43);
 }
 
+/* A call of the set-up that must succeed (exit 47 if it did not). */
+static void dbg_ok(int rc)
+{
+    if (rc != 0)
+        _exit(47);
+}
+
 /* Two containers of this kind, an item pending in b and one in a (unless
  * a stays empty). */
 static void dbg_setup(bool a_empty)
@@ -101,9 +110,9 @@ static void dbg_setup(bool a_empty)
     dbg_other = th_new_item(1);
     tc_init(&dbg_a, 0);
     tc_init(&dbg_b, 0);
-    tc_insert(&dbg_b, 5000, dbg_item);
+    dbg_ok(tc_insert(&dbg_b, 5000, dbg_item));
     if (!a_empty)
-        tc_insert(&dbg_a, 4000, dbg_other);
+        dbg_ok(tc_insert(&dbg_a, 4000, dbg_other));
     dbg_size_a = tc_size(&dbg_a);
     dbg_size_b = tc_size(&dbg_b);
     signal(SIGABRT, dbg_on_abort);
@@ -121,6 +130,18 @@ static void case_reschedule_foreign(int a_empty)
     dbg_returned(tc_reschedule(&dbg_a, 100, dbg_item) == -EINVAL);
 }
 
+/* init of a container that still holds an item, then a remove of that
+ * item: the message names init as a cause, not only another container
+ * (2.2 said "pending in another KIND" of the very container it was in). */
+static void case_remove_after_init(int unused)
+{
+    (void)unused;
+    dbg_setup(true);
+    tc_init(&dbg_b, 0); /* the misuse: clear() empties a container in use */
+    dbg_size_b = 0;
+    dbg_returned(!tc_remove(&dbg_b, dbg_item));
+}
+
 #if DBG_TELLS_BUSY
 /* The same with the item second of four in its list (one wheel slot). */
 static void case_remove_foreign_busy(int unused)
@@ -129,10 +150,10 @@ static void case_remove_foreign_busy(int unused)
     (void)unused;
     dbg_setup(false);
     tc_remove(&dbg_b, dbg_item);
-    tc_insert(&dbg_b, 5000, th_new_item(10));
-    tc_insert(&dbg_b, 5000, dbg_item);
+    dbg_ok(tc_insert(&dbg_b, 5000, th_new_item(10)));
+    dbg_ok(tc_insert(&dbg_b, 5000, dbg_item));
     for (i = 0; i < 2; i++)
-        tc_insert(&dbg_b, 5000, th_new_item(11 + (size_t)i));
+        dbg_ok(tc_insert(&dbg_b, 5000, th_new_item(11 + (size_t)i)));
     dbg_size_b = tc_size(&dbg_b);
     dbg_returned(!tc_remove(&dbg_a, dbg_item));
 }
@@ -168,7 +189,7 @@ static void case_foreach(int arg)
     tc_init(&c, 0);
     for (i = 0; i < 6; i++) {
         it[i] = th_new_item((size_t)i);
-        tc_insert(&c, 5, it[i]);
+        dbg_ok(tc_insert(&c, 5, it[i]));
     }
     tc_pop(&c, 5, &out);
     target = it[2 + at];
@@ -228,9 +249,9 @@ static void case_corrupted(int unused)
     (void)unused;
     dbg_setup(false);
     signal(SIGABRT, SIG_DFL);
-    tc_insert(&dbg_b, 6000, more);
+    dbg_ok(tc_insert(&dbg_b, 6000, more));
     dbg_item->node.expire = 9999; /* was 5000: now out of order, in the wrong slot */
-    tc_insert(&dbg_b, 7000, th_new_item(3));
+    dbg_ok(tc_insert(&dbg_b, 7000, th_new_item(3)));
 }
 #endif
 
@@ -243,10 +264,10 @@ static void case_control(int unused)
     (void)unused;
     dbg_setup(false);
     T2(init)(&c2, 0);
-    T2(insert)(&c2, 10, dbg_item);
-    tc_reschedule(&dbg_b, 3, dbg_item);
+    dbg_ok(T2(insert)(&c2, 10, dbg_item));
+    dbg_ok(tc_reschedule(&dbg_b, 3, dbg_item));
     tc_pop(&dbg_b, 3, &out);
-    tc_reserve(&dbg_b, 10);
+    dbg_ok(tc_reserve(&dbg_b, 10));
     tc_next_expiry(&dbg_a);
     tc_remove(&dbg_b, dbg_item); /* due: out of the list */
     tc_remove(&dbg_a, dbg_other);
@@ -264,6 +285,21 @@ struct dbg_case {
     int want_exit;    /* -1: killed by SIGABRT */
     const char *want; /* in stderr; "" means nothing at all */
 };
+
+/* An assert prints its expression as written: a message split into
+ * adjacent string literals (to keep a header's lines short) shows `" "`
+ * between its parts. Join them, as the compiler does, before matching. */
+static void dbg_join_literals(char *s)
+{
+    char *out = s;
+    for (; *s != '\0'; s++) {
+        if (s[0] == '"' && s[1] == ' ' && s[2] == '"')
+            s += 2;
+        else
+            *out++ = *s;
+    }
+    *out = '\0';
+}
 
 static int dbg_run(const struct dbg_case *c)
 {
@@ -288,6 +324,7 @@ static int dbg_run(const struct dbg_case *c)
         got += n;
     err[got] = '\0';
     close(fds[0]);
+    dbg_join_literals(err);
     waitpid(pid, &status, 0);
     if ((c->want_exit < 0 ? !(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT)
                           : !(WIFEXITED(status) && WEXITSTATUS(status) == c->want_exit)) ||
@@ -313,6 +350,7 @@ int main(void)
 #endif
         { "remove_foreign_empty", case_remove_foreign, 1, DBG_ABORT(DBG_FOREIGN("remove")) },
         { "reschedule_foreign_empty", case_reschedule_foreign, 1, DBG_ABORT(DBG_FOREIGN("reschedule")) },
+        { "remove_after_init", case_remove_after_init, 0, DBG_ABORT(DBG_FOREIGN("remove")) },
         { "insert_due", case_insert_busy, 1,
           DBG_ABORT("tc_insert: the item is due (popped, still in a result list): re-arm it with tc_reschedule, "
                     "or take each item off the list first (tlist_drain)") },

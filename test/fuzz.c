@@ -282,13 +282,49 @@ static void fz_range(const struct th *h, size_t i, int64_t *lo, int64_t *hi)
     }
 }
 
+/* expire and slack for reschedule_near: the expiry often near the item's
+ * (a timeout pushed back within the slack: nothing changes), sometimes
+ * anywhere; now and then one of them negative. */
+static void fz_near(const struct th *h, size_t i, int64_t *expire, int64_t *slack)
+{
+    int64_t t = h->m[i].state != TH_IDLE ? h->m[i].expire : fz_expire(h);
+    *slack = th_below(3) ? (int64_t)th_below(70) : fz_delta();
+    switch (th_below(8)) {
+    case 0:
+        *expire = fz_expire(h);
+        return;
+    case 1:
+        *expire = t < 0 ? 0 : t;
+        if (th_below(2))
+            *expire = -1 - (int64_t)th_below(3);
+        else
+            *slack = -1 - (int64_t)th_below(3);
+        return;
+    default:
+        *expire = th_below(2) ? fz_add(t < 0 ? 0 : t, (int64_t)th_below(140)) : fz_sub(t, (int64_t)th_below(140));
+        return;
+    }
+}
+
+/* reschedule_range or reschedule_near of item i, half and half. */
+static void fz_keep(struct th *h, size_t i)
+{
+    int64_t a, b;
+    if (th_below(2)) {
+        fz_range(h, i, &a, &b);
+        th_reschedule_range(h, i, a, b);
+    } else {
+        fz_near(h, i, &a, &b);
+        th_reschedule_near(h, i, a, b);
+    }
+}
+
 /* The body of a tlist_foreach walk over the due list: re-arm the item
  * (a periodic timer), remove or free it, take a later due item out, insert
  * another, or leave it due. */
 static void fz_walk_body(struct th *h, size_t id, void *ctx)
 {
     long j;
-    int64_t lo, hi;
     (void)ctx;
     switch (th_below(9)) {
     case 0:
@@ -296,8 +332,7 @@ static void fz_walk_body(struct th *h, size_t id, void *ctx)
         th_reschedule(h, id, fz_add(h->clock, fz_delta()));
         break;
     case 2:
-        fz_range(h, id, &lo, &hi);
-        th_reschedule_range(h, id, lo, hi);
+        fz_keep(h, id);
         break;
     case 3:
         th_remove(h, id);
@@ -350,11 +385,9 @@ static void fz_step(struct th *h)
         fz_maybe_fail_next();
         th_reschedule(h, i, th_below(3) ? fz_expire(h) : fz_expire_near(h, i));
     } else if (r < 580) {
-        int64_t lo, hi;
         fz_stat.ranges++;
         fz_maybe_fail_next();
-        fz_range(h, i, &lo, &hi);
-        th_reschedule_range(h, i, lo, hi);
+        fz_keep(h, i);
     } else if (r < 660) {
         fz_stat.ops[s][2]++;
         fz_maybe_fail_all();
@@ -465,7 +498,7 @@ int main(int argc, char **argv)
     }
     printf("fuzz %s: %ld episodes; insert/reschedule/remove/free of idle %ld/%ld/%ld/%ld, pending %ld/%ld/%ld/%ld, "
            "due %ld/%ld/%ld/%ld; %ld pops took %ld items; %ld drained; %ld min_time rounds popped; "
-           "%ld next_expiry; %ld reserve; %ld reschedule_range; %ld first; %ld tlist_foreach walks\n",
+           "%ld next_expiry; %ld reserve; %ld reschedule_range or _near; %ld first; %ld tlist_foreach walks\n",
            TK_KIND, fz_stat.episodes, fz_stat.ops[TH_IDLE][0], fz_stat.ops[TH_IDLE][1], fz_stat.ops[TH_IDLE][2],
            fz_stat.ops[TH_IDLE][3], fz_stat.ops[TH_PENDING][0], fz_stat.ops[TH_PENDING][1], fz_stat.ops[TH_PENDING][2],
            fz_stat.ops[TH_PENDING][3], fz_stat.ops[TH_DUE][0], fz_stat.ops[TH_DUE][1], fz_stat.ops[TH_DUE][2],

@@ -487,24 +487,52 @@ static inline int th_reschedule(struct th *h, size_t i, int64_t expire)
     return rc;
 }
 
+/* What reschedule_range and reschedule_near share, after the call: a
+ * pending item `inside` the window stays as it is (0, not even a new
+ * arrival); bad arguments change nothing (want -EINVAL); anything else is
+ * reschedule(to), which may need memory as any re-arm of an idle or due
+ * item (armed: an allocation failure was armed; failed: the count before). */
+static inline int th_kept(struct th *h, size_t i, int line, const char *op, int rc, int want, bool inside, int64_t to,
+                          bool armed, long failed)
+{
+    th_check_rc(line, op, rc, want, want == 0 && !inside ? th_nomem_alt(want, armed) : 0);
+    th_check_nomem(rc, failed);
+    if (rc == 0 && !inside)
+        th_model_arm(h, i, to);
+    return rc;
+}
+
 /* reschedule_range (v2.1): a pending item already within [lo, hi] stays as
- * it is (0, not even a new arrival); bad arguments change nothing
- * (-EINVAL); anything else is reschedule(hi). */
+ * it is; anything else is reschedule(hi). */
 static inline int th_reschedule_range(struct th *h, size_t i, int64_t lo, int64_t hi)
 {
     const struct th_model *m = &h->m[i];
     bool inside = m->state == TH_PENDING && m->expire >= lo && m->expire <= hi;
     bool armed = tk_fail_armed() && m->state != TH_PENDING && th_may_need_memory(h);
     long failed = tk_failed_allocs();
-    int want = lo < 0 || hi < lo ? -EINVAL : 0, rc;
 
     th_note_t("reschedule_range", (long)i, hi);
-    rc = tc_reschedule_range(&h->c, lo, hi, h->item[i]);
-    th_check_rc(__LINE__, "reschedule_range", rc, want, want == 0 && !inside ? th_nomem_alt(want, armed) : 0);
-    th_check_nomem(rc, failed);
-    if (rc == 0 && !inside)
-        th_model_arm(h, i, hi);
-    return rc;
+    return th_kept(h, i, __LINE__, "reschedule_range", tc_reschedule_range(&h->c, lo, hi, h->item[i]),
+                   lo < 0 || hi < lo ? -EINVAL : 0, inside, hi, armed, failed);
+}
+
+/* reschedule_near (v2.3): a pending item whose expiry is within slack of
+ * expire (expire - slack <= it <= expire + slack) stays as it is (0, not
+ * even a new arrival); expire or slack negative changes nothing (-EINVAL);
+ * anything else is reschedule(expire). The model's rule, written apart
+ * from list.h's. */
+static inline int th_reschedule_near(struct th *h, size_t i, int64_t expire, int64_t slack)
+{
+    const struct th_model *m = &h->m[i];
+    bool inside = m->state == TH_PENDING && expire >= 0 && slack >= 0 &&
+                  (m->expire <= expire ? (uint64_t)(expire - m->expire) <= (uint64_t)slack
+                                       : (uint64_t)(m->expire - expire) <= (uint64_t)slack);
+    bool armed = tk_fail_armed() && m->state != TH_PENDING && th_may_need_memory(h);
+    long failed = tk_failed_allocs();
+
+    th_note_t("reschedule_near", (long)i, expire);
+    return th_kept(h, i, __LINE__, "reschedule_near", tc_reschedule_near(&h->c, expire, slack, h->item[i]),
+                   expire < 0 || slack < 0 ? -EINVAL : 0, inside, expire, armed, failed);
 }
 
 /* first (v2.1): the pending item with the least (expiry, arrival), the one

@@ -52,6 +52,6 @@ static size_t count_links(const struct tlist *head)
 
 int main(void)
 {
-    struct tlist zeroed = { NULL, NULL };
+    static struct tlist zeroed; /* static: zeroed, as C and C++ agree without a NULL */
     return count_links(&zeroed) != 0;
 }

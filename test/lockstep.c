@@ -233,6 +233,14 @@ static void reschedule_range(size_t i, int64_t lo, int64_t hi)
     same_item_state(pool[i]);
 }
 
+static void reschedule_near(size_t i, int64_t t, int64_t slack)
+{
+    op = "reschedule_near";
+    same_rc(ls_set_reschedule_near(&S, t, slack, pool[i]), ls_heap_reschedule_near(&H, t, slack, pool[i]),
+            ls_wheel_reschedule_near(&W, t, slack, pool[i]));
+    same_item_state(pool[i]);
+}
+
 /* first: the same item from each (pop's first); visit: every pending item
  * once, so the same count and the same sum of ids. */
 static void count_visit(struct ls_item *it, void *arg)
@@ -389,7 +397,10 @@ static void step_once(void)
         int64_t t = ls_set_pending(pool[i]) ? ls_set_expire(pool[i]) : expiry(), lo, hi;
         lo = below(8) == 0 ? expiry() : sat_sub(t < 0 ? 0 : t, (int64_t)below(100));
         hi = below(8) == 0 ? expiry() : sat_add(t < 0 ? 0 : t, (int64_t)below(100));
-        reschedule_range(i, lo, hi);
+        if (below(2))
+            reschedule_range(i, lo, hi);
+        else
+            reschedule_near(i, below(8) == 0 ? expiry() : hi, below(32) == 0 ? -1 : (int64_t)below(100));
     } else if (r < 600) {
         remove_item(i);
     } else if (r < 760) {

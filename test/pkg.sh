@@ -193,7 +193,7 @@ cc_own() {
 }
 
 # man_ok MANDIR: man finds each page there (man 3 timer_wheel, ...) and
-# renders it without a warning (v2.2).
+# renders it without a warning (v2.2), and every alias page (v2.3).
 man_ok() {
     need man man-db
     for mo_page in timer_wheel timer_heap timer_set tlist timer_service; do
@@ -207,6 +207,21 @@ man_ok() {
         esac
     done
     echo "  (man 3 timer_wheel, timer_heap, timer_set, tlist and timer_service work from $1)"
+    # v2.3: every other name a page's NAME lists is a page of its own there
+    # (man/aliases, one .so line each); man follows two of them
+    for mo_alias in "$ROOT"/man/aliases/*.3; do
+        cmp -s "$mo_alias" "$1/man3/${mo_alias##*/}" || fail "$1/man3/${mo_alias##*/} is missing or differs"
+    done
+    for mo_alias in tlist_drain:TLIST TIMER_WHEEL_DEFINE:TIMER_WHEEL; do
+        echo "+ man -M $1 3 ${mo_alias%%:*}"
+        mo_out=$(LC_ALL=C.UTF-8 MANWIDTH=80 MANPAGER=cat man --warnings -M "$1" 3 "${mo_alias%%:*}" 2>"$W/man.err") ||
+            fail "man -M $1 3 ${mo_alias%%:*} failed: $(cat "$W/man.err")"
+        case $mo_out in
+        *"${mo_alias#*:}(3)"*) ;;
+        *) fail "man -M $1 3 ${mo_alias%%:*} did not show ${mo_alias#*:}(3)" ;;
+        esac
+    done
+    echo "  (and the $(ls "$ROOT"/man/aliases | wc -l) other names the NAME sections list: man 3 tlist_drain, ...)"
 }
 
 # tree DIR: every file and directory under DIR with its mode, sorted.

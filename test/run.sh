@@ -3,22 +3,26 @@
 # `make check` runs `run.sh check`.
 #
 #   test    the quick tier (under a minute on 2 cores): strict gcc and clang
-#           builds of every source, C++11, the conformance, differential
-#           (fuzz.c) and edge suites per kind under ASan + UBSan with short
-#           fuzz runs, the C++ interface (conformance through it, cxx.cpp
-#           as C++11 with g++ and C++20 with clang++), the adversarial suite
-#           per kind (costs counted at n and 8n, the 1M-timer loops' largest
-#           calls), timer_service.h from threads (its calls, the missed-tick
-#           policies, interleavings explored by a scheduler, a short ledger
-#           stress, under ASan + UBSan and ThreadSanitizer), the README
-#           examples and the examples' tests.
+#           builds of every source (nginx's clang flags too), C++11, the
+#           conformance and differential (fuzz.c) suites per kind under ASan +
+#           UBSan with short fuzz runs, the edges for the wheel, the C++
+#           interface (the wheel's conformance through it, cxx.cpp as C++20
+#           with clang++), the adversarial suite per kind (costs counted at
+#           n and 8n; the wheel's 1M-timer loops' largest calls), the
+#           complexity fuzzer's corpus and a short search, timer_service.h
+#           from threads (its calls, the missed-tick policies, interleavings
+#           explored by a scheduler, a short ledger stress, under ASan +
+#           UBSan and ThreadSanitizer), the mistakes that must warn,
+#           DECLARE/IMPLEMENT, make install, the README examples and the
+#           examples' tests (without TSan).
 #   check   everything: the test tier with full fuzz runs, plus the other
 #           seven builds of the suites (-m32 among them), the bit scans,
 #           libFuzzer, the seed corpus replayed, the short soak, valgrind,
 #           the fuzz and edge suites through the C++ interface, cxx.cpp at
-#           every standard from C++11 to 20 with both compilers, and
+#           every standard from C++11 to 20 with both compilers,
 #           timer_service.h's long stress runs (2 to 16 threads) and
-#           interleavings with 2 preemptions.
+#           interleavings with 2 preemptions; and last, alone, the test tier
+#           on a starved machine (starved.sh).
 #
 # Every test is one command: a build (warnings are errors) or a run (it must
 # exit 0). Tests are registered in `registry` below, one line each, with the
@@ -31,7 +35,8 @@
 # tests): REASON" line per group of tests whose tool is missing (those count
 # neither way; .ci/packages installs every tool). The last line is
 # "N passed, M failed", and the exit status is non-zero if anything failed.
-# Wall times per test, slowest first, go to build/log/times.txt.
+# Wall and CPU times per test, slowest first, and the CPU time of all, go
+# to build/log/times.txt.
 #
 # Environment (test/Makefile passes make's variables; empty = the default):
 #   JOBS               tests at once (default: the number of cores)
@@ -46,6 +51,9 @@
 #   BOUND_TEST_SECONDS how long fuzz/bound.c's seeded search runs (5 in the
 #                      test tier, 60 in check)
 #   BOUND_FUZZ_SECONDS how long libFuzzer runs fuzz/bound.c (check; 120)
+#   STARVED            0: make check leaves out its starved run of make test
+#   T_BUILD            the build directory (default build; starved.sh's runs
+#                      use one of their own)
 # The step counts default to 200000 in the test tier and to 4000000 (STEPS)
 # and 1000000 (SAN_STEPS, PORT_STEPS) in the check tier; see the registry.
 #
@@ -75,7 +83,7 @@ fi
 : "${CC:=cc}" "${SEED:=}" "${FUZZ_TEST_SECONDS:=5}" "${JOBS:=}"
 [ -n "$JOBS" ] || JOBS=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
-B=build       # every output; each test writes only its own files
+B=${T_BUILD:-build}  # every output; each test writes only its own files (starved.sh moves it)
 L=$B/log      # NAME.log per test, times.txt
 R=$B/run      # NAME.status per finished test, the FIFO
 ALL_KINDS="set heap wheel"
@@ -83,7 +91,10 @@ KINDS=$ALL_KINDS
 C99="-std=c99 -Wall -Wextra -Wpedantic -Werror -Wshadow -I.."
 CXX11="-std=c++11 -Wall -Wextra -Werror -I.."
 # what strict C++ users turn on: cxx.cpp and the C++ examples build with it
-CXX_STRICT="-Wall -Wextra -Wpedantic -Wconversion -Wold-style-cast -Wshadow -Werror -I.."
+CXX_STRICT="-Wall -Wextra -Wpedantic -Wconversion -Wold-style-cast -Wshadow -Wzero-as-null-pointer-constant -Werror -I.."
+# nginx's clang flags (its auto/cc/clang: -O, the warnings, -Werror), and
+# -Wcomma: a project that builds with them includes our headers (v2.3)
+NGINX_CLANG="-O -Wall -Wextra -Wpointer-arith -Wconditional-uninitialized -Wzero-as-null-pointer-constant -Wno-unused-parameter -Wcomma -Werror -I.."
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 # abort_on_error: th_on_abort then prints the failing step after the report
 ASAN_OPTIONS=abort_on_error=1
@@ -137,13 +148,15 @@ registry() {
     # The suites (conformance, differential fuzz, exhaustive time edges) under
     # ASan + UBSan, with both compilers. make test uses one: clang, whose
     # sanitizer builds compile in about 60% of gcc's time (gcc if clang is
-    # missing).
+    # missing), and its quick form of the suite (suite_quick: conform at -O0,
+    # the edges for the wheel alone; see suite).
     if have clang; then quick_san=clang; else quick_san=gcc; fi
     for c in clang gcc; do
-        if [ "$c" = "$quick_san" ]; then c_tier=test; else c_tier=check; fi
+        if [ "$c" = "$quick_san" ]; then c_tier=test; suite_quick=1; else c_tier=check; suite_quick=; fi
         needs "asan.$c.*" "$c not installed" have "$c"
         suite "$c_tier" "asan.$c" "$c" "$SAN_STEPS" $C99 -O1 -g $SAN
     done
+    suite_quick=
     needs -
 
     # timer_containers.hpp, the C++ interface. The suites through it (built
@@ -159,14 +172,21 @@ registry() {
     # templates compile in half the time. A node of the wrong kind must not
     # compile.
     if have clang++; then quick_cxx=clang++; else quick_cxx=g++; fi
+    # (make test: the wheel's conformance through the shim, which is one for
+    # every kind; cxx.cpp runs every kind's C++ calls)
     suite_progs=conform
+    KINDS=wheel
     suite test c++.asan "$quick_cxx" "$SAN_STEPS" $CXX11 -O0 -g $SAN -x c++ -DTK_CXX
+    KINDS="set heap"
+    suite check c++.asan "$quick_cxx" "$SAN_STEPS" $CXX11 -O0 -g $SAN -x c++ -DTK_CXX
+    KINDS=$ALL_KINDS
     suite_progs="edge fuzz"
     suite check c++.asan "$quick_cxx" "$SAN_STEPS" $CXX11 -O1 -g $SAN -x c++ -DTK_CXX
     suite_progs=
     t c++.api.asan                  test  -  build_run c++/api_asan "$quick_cxx" -std=c++20 $CXX_STRICT -O0 -g $SAN cxx.cpp
-    t c++.api.misuse                test  c++.api.asan  expect_abort "timer_heap_remove: the item is pending in another heap" "$B/c++/api_asan" misuse
-    t c++.api.no-exceptions         test  -  build_run c++/api_noexc g++ -std=c++11 $CXX_STRICT -O0 -fno-exceptions -fno-rtti cxx.cpp
+    t c++.api.misuse                test  c++.api.asan  expect_abort "timer_heap_remove: the item is not in this heap (another heap holds it" "$B/c++/api_asan" misuse
+    t c++.api.hook-misuse           test  c++.api.asan  expect_abort "a hook ended while its item was pending or due" "$B/c++/api_asan" hook-misuse
+    t c++.api.no-exceptions         check -  build_run c++/api_noexc g++ -std=c++11 $CXX_STRICT -O0 -fno-exceptions -fno-rtti cxx.cpp
     t c++.api.o2                    check -  build_run c++/api_o2 g++ -std=c++14 $CXX_STRICT -O2 cxx.cpp
     t c++.api.debug                 check -  build_run c++/api_debug g++ -std=c++17 $CXX_STRICT -O1 -g -DTIMER_DEBUG cxx.cpp
     t c++.self-contained            test  -  cxx_self_contained g++
@@ -178,6 +198,7 @@ registry() {
             t c++$std.$c.syntax-only check -  "$c" -std=c++$std $CXX_STRICT -fsyntax-only cxx.cpp
         done
         t c++.$c.wrong-node         test  -  cxx_wrong_node "$c"
+        t c++.$c.event-moves        test  -  cxx_event_moves "$c"
     done
     needs -
 
@@ -186,15 +207,14 @@ registry() {
     # headers' step hooks), with a randomised generator of call sequences;
     # and the event and stall loops at 1M timers, the largest single call.
     # Plain -O2 builds: the counts are the test, and the loops' millions of
-    # rounds would take minutes under ASan. make test runs the set's and the
-    # heap's loops to 2^21 ticks (they have no 2^24 boundary to cross, and
-    # their largest call is reached at once; the set's full loops take 16 s
-    # of CPU), make check to the wheel's 2^24 + 2^20.
-    if [ "$TIER" = test ]; then adv_end=2097152; else adv_end=; fi
+    # rounds would take minutes under ASan. make test runs the wheel's loops,
+    # whose bound on one call is the one in question; the set's and the
+    # heap's (O(log n) a call by structure; the set's take 16 s of CPU) run
+    # in make check, all to 2^24 + 2^20.
     for k in $ALL_KINDS; do
         t adversarial.build.$k      test  -  build adversarial/adversarial_$k "$CC" $C99 -O2 -DTK_$(upper $k) adversarial.c -lm
-        if [ $k = wheel ]; then adv_e=; else adv_e=$adv_end; fi
-        t adversarial.loop.$k       test  adversarial.build.$k  "$B/adversarial/adversarial_$k" "$SEED" loop 1000000 "$adv_e"
+        if [ $k = wheel ]; then adv_tier=test; else adv_tier=check; fi
+        t adversarial.loop.$k       $adv_tier adversarial.build.$k  "$B/adversarial/adversarial_$k" "$SEED" loop 1000000
         t adversarial.$k            test  adversarial.build.$k  "$B/adversarial/adversarial_$k" "$SEED" inputs
     done
 
@@ -222,13 +242,14 @@ registry() {
     # clang emits these warnings from its front end (unlike gcc, whose
     # -O2 passes find more), so -fsyntax-only gives make test the same
     # diagnostics in a tenth of the time of -O2 -c.
-    t c99.clang.syntax-only         test  -  strict_all clang all -fsyntax-only
+    t c99.clang.syntax-only         test  -  strict_all clang all -fsyntax-only -Wconditional-uninitialized -Wcomma
+    t c99.clang.nginx-flags         test  -  nginx_flags clang
     t c99.clang.all-sources         check -  strict_all clang all -O2 -c -o /dev/null
     t c99.clang.unused-functions    test  -  unused clang
     t c99.clang.wconversion         test  -  wconversion clang
-    t c99.clang.two-tu              test  -  two_tu clang
+    t c99.clang.two-tu              check -  two_tu clang
     needs c++11.clang++ "clang++ not installed" have clang++
-    t c++11.clang++                 test  -  cxx clang++
+    t c++11.clang++                 check -  cxx clang++
     needs -
 
     # The README's example, as pasted, with each container's -D switch, as C
@@ -238,7 +259,10 @@ registry() {
 
     # The three containers driven by the same random calls must agree on every
     # call (lockstep.c): millions of calls in make check, fewer in make test.
-    t lockstep.build.asan           test  -  build lockstep/lockstep_asan "$CC" $C99 -O1 -g $SAN lockstep.c
+    # (make test: clang at -O0, which compiles the three kinds in a fifth of
+    # the time -O1 takes and runs the million steps in 3 s)
+    if [ "$TIER" = test ]; then ls_cc="$quick_san -O0"; else ls_cc="$CC -O1"; fi
+    t lockstep.build.asan           test  -  build lockstep/lockstep_asan $ls_cc $C99 -g $SAN lockstep.c
     if [ "$TIER" = test ]; then ls_san=1000000; else ls_san=5000000; fi
     t lockstep.asan                 test  lockstep.build.asan  "$B/lockstep/lockstep_asan" "$SEED" "$ls_san"
     t lockstep.build                check -  build lockstep/lockstep "$CC" $C99 -O2 -g lockstep.c
@@ -320,6 +344,23 @@ registry() {
     t types-only.own-bool           test  -  build_run types/types_bool "$CC" $C99 -O2 types_bool.c
     t types-only.macros             test  -  types_macros "$CC"
 
+    # v2.3: the functions compiled once, in one file (DECLARE everywhere,
+    # IMPLEMENT in one): the wrappers are the same for every kind, so make
+    # test builds the wheel's, make check all three.
+    for k in $ALL_KINDS; do
+        if [ $k = wheel ]; then dt_tier=test; else dt_tier=check; fi
+        t declare.$k                $dt_tier -  declare_test $k
+    done
+    # and what it saves: the text of 20 files that call insert and remove,
+    # DEFINE in each against DECLARE + one IMPLEMENT (docs/big-programs.md)
+    t declare.text-size             check -  env CC="$CC" sh declare/text_size.sh "$B/declare/text-size"
+
+    # v2.3: a dropped result that reports an error warns, in C and C++.
+    t nodiscard.gcc                 test  -  nodiscard gcc
+    needs nodiscard.clang "clang not installed" have clang
+    t nodiscard.clang               test  -  nodiscard clang
+    needs -
+
     # v2.2: two versions in one translation unit stop at the second's first
     # line, naming both (a copy of the headers faked to another version by
     # pkg/set_version.sh, the way a release bumps it).
@@ -346,8 +387,12 @@ registry() {
     # pkg-config, find_package after cmake --install, add_subdirectory,
     # FetchContent, a meson subproject; identical install trees; one version.
     needs "pkg.*" "cmake, meson, ninja or pkg-config missing (Debian: cmake meson ninja-build pkg-config, in .ci/packages)" pkg_tools
+    # (make test: make install with its man pages, pkg-config, the layout
+    # against cmake --install, the versions; each of the CMake consumers'
+    # and meson's routes configures a project of its own: make check)
     for r in make-install pkg-config find_package add_subdirectory fetchcontent meson layout version; do
-        t pkg.$r                    test  -  sh pkg.sh $r "$PWD/$B/pkg/$r"
+        case $r in find_package | add_subdirectory | fetchcontent | meson) r_tier=check ;; *) r_tier=test ;; esac
+        t pkg.$r                    $r_tier -  sh pkg.sh $r "$PWD/$B/pkg/$r"
     done
     needs -
 
@@ -419,7 +464,9 @@ registry() {
 # suite TIER CONFIG COMPILER STEPS FLAGS...: conform, fuzz and edge (or the
 # programs in $suite_progs) for each kind in $KINDS: CONFIG.build.PROG.KIND
 # builds $B/CONFIG/PROG_KIND, and CONFIG.PROG.KIND runs it (fuzz with STEPS
-# steps). Edge first: its runs are the longest.
+# steps). Edge first: its runs are the longest. With suite_quick set (make
+# test's ASan suite) conform builds at -O0 and edge is the wheel's alone in
+# TIER, the other kinds' in make check.
 suite() {
     s_tier=$1
     s_cfg=$2
@@ -428,13 +475,22 @@ suite() {
     shift 4
     for p in ${suite_progs:-edge fuzz conform}; do
         for k in $KINDS; do
-            t "$s_cfg.build.$p.$k" "$s_tier" - build "$s_cfg/${p}_$k" "$s_cc" "$@" -DTK_$(upper $k) $p.c
+            p_tier=$s_tier
+            p_opt=
+            if [ -n "${suite_quick:-}" ]; then
+                # conform compiles in a quarter of the time at -O0 and still
+                # runs in a second; the edges are the wheel's level
+                # boundaries: the set's and the heap's go to make check
+                [ $p = conform ] && p_opt=-O0
+                [ $p = edge ] && [ $k != wheel ] && p_tier=check
+            fi
+            t "$s_cfg.build.$p.$k" "$p_tier" - build "$s_cfg/${p}_$k" "$s_cc" "$@" $p_opt -DTK_$(upper $k) $p.c
             if [ $p = fuzz ]; then
-                t "$s_cfg.$p.$k" "$s_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k" "$SEED" "$s_steps"
+                t "$s_cfg.$p.$k" "$p_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k" "$SEED" "$s_steps"
             elif [ $p = edge ] && [ "$TIER" = test ]; then
-                t "$s_cfg.$p.$k" "$s_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k" quick
+                t "$s_cfg.$p.$k" "$p_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k" quick
             else
-                t "$s_cfg.$p.$k" "$s_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k"
+                t "$s_cfg.$p.$k" "$p_tier" "$s_cfg.build.$p.$k" "$B/$s_cfg/${p}_$k"
             fi
         done
     done
@@ -562,6 +618,58 @@ typedef struct timer { struct timer_set_node ts; struct timer_heap_node th; stru
     done
 }
 
+# nodiscard COMPILER: a dropped result that reports an error warns (v2.3,
+# TIMER_NODISCARD): nodiscard/mistakes.c as C99 (warn_unused_result) and
+# C2x ([[nodiscard]]), nodiscard/mistakes.cpp as C++11 (the attribute; 14
+# takes the same path) and 17 ([[nodiscard]]), each with -Werror: every
+# line marked MISTAKE, and no other, has an error for its unused result.
+# With TIMER_NODISCARD defined empty, both compile clean (C99, C++11).
+nodiscard() {
+    nd_cxx=${1%cc}++
+    for nd_case in "$1 -std=c99 -x c" "$1 -std=c2x -x c" "$nd_cxx -std=c++11 -x c++" "$nd_cxx -std=c++17 -x c++"; do
+        case $nd_case in *c++) nd_src=nodiscard/mistakes.cpp ;; *) nd_src=nodiscard/mistakes.c ;; esac
+        # shellcheck disable=SC2086 # the words are the compiler and its flags
+        # gcc leaves the warning to its code generation (unless the result is a class); clang warns in its front end
+        case $nd_case in gcc* | g++*) nd_only="-c -o /dev/null" ;; *) nd_only=-fsyntax-only ;; esac
+        # shellcheck disable=SC2086
+        $nd_case -Wall -Wextra -Werror -I.. $nd_only "$nd_src" >"$T_OUT.out" 2>&1 &&
+            { echo "$nd_case: $nd_src compiled"; return 1; }
+        nd_got=$(sed -n "s|^$nd_src:\([0-9]*\):[0-9]*: error: .*unused.result.*|\1|p" "$T_OUT.out" | sort -un | tr '\n' ' ')
+        nd_want=$(grep -nE '(/[*]|//) MISTAKE' "$nd_src" | cut -d: -f1 | tr '\n' ' ')
+        echo "$nd_case: unused-result errors at lines $nd_got"
+        [ "$nd_got" = "$nd_want" ] || { cat "$T_OUT.out"; echo "  want lines $nd_want"; return 1; }
+        case $nd_case in *c99* | *c++11*)
+            # shellcheck disable=SC2086
+            $nd_case -Wall -Wextra -Werror -DTIMER_NODISCARD= -I.. $nd_only "$nd_src" ||
+                { echo "  with TIMER_NODISCARD empty it does not compile"; return 1; } ;;
+        esac
+    done
+}
+
+# declare_test KIND: the DECLARE/IMPLEMENT forms (v2.3) as a big program
+# uses them (declare/): declare_a.c holds the definitions, declare_b.c the
+# prototypes alone; built with -Wmissing-prototypes and -Wredundant-decls,
+# they link and run; nm finds insert and remove defined in declare_a.o and
+# only called from declare_b.o, which defines no function of the container;
+# and declare_b.c built as C++ links with the C declare_a.o and runs.
+declare_test() {
+    dt_d=$B/declare/$1
+    dt_flags="$C99 -Wmissing-prototypes -Wredundant-decls -DTK_$(upper "$1") -O2"
+    mkdir -p "$dt_d" &&
+        "$CC" $dt_flags -c -o "$dt_d/a.o" declare/declare_a.c &&
+        "$CC" $dt_flags -c -o "$dt_d/b.o" declare/declare_b.c &&
+        "$CC" -o "$dt_d/ab" "$dt_d/a.o" "$dt_d/b.o" && "$dt_d/ab" || return 1
+    for dt_fn in dc_insert dc_remove; do
+        nm "$dt_d/a.o" | grep -q " T $dt_fn\$" || { echo "declare_a.o does not define $dt_fn"; return 1; }
+        nm "$dt_d/b.o" | grep -q " U $dt_fn\$" || { echo "declare_b.o does not call $dt_fn"; return 1; }
+    done
+    dt_own=$(nm "$dt_d/b.o" | grep -E ' [TtWw] (dc_|timer_)')
+    [ -z "$dt_own" ] || { echo "declare_b.o has copies of its own:"; echo "$dt_own"; return 1; }
+    echo "nm: dc_insert and dc_remove are defined in declare_a.o alone; declare_b.o defines none"
+    g++ $CXX11 -Wredundant-decls -DTK_$(upper "$1") -O2 -x c++ -c -o "$dt_d/b_cxx.o" declare/declare_b.c &&
+        g++ -o "$dt_d/ab_cxx" "$dt_d/a.o" "$dt_d/b_cxx.o" && "$dt_d/ab_cxx"
+}
+
 # version_clash COMPILER: a copy of the headers (and its single file) set
 # to another version by pkg/set_version.sh, included before or after ours,
 # in the split form, the single file or the .hpp (as C++, with COMPILER's
@@ -615,8 +723,9 @@ version_clash() {
 # man_pages: every page under ../man renders with man -l and no warning
 # (groff -ww); timer_KIND.3 names every function TIMER_DEFINE_WRAPPERS_
 # generates (NAME_fn, its internal ones ending in _ aside) and the kind's
-# four DEFINE macros; tlist.3 every tlist_ function and macro of list.h;
-# and each page's EXAMPLES section is a program that builds and runs.
+# four DEFINE and three DECLARE/IMPLEMENT macros; tlist.3 every tlist_
+# function and macro of list.h; each page's EXAMPLES section is a program
+# that builds and runs; and man/aliases is fresh.
 man_pages() {
     mp_dir=$B/man
     rm -rf "$mp_dir" && mkdir -p "$mp_dir/inc" || return 1
@@ -643,7 +752,8 @@ man_pages() {
         timer_*)
             mp_K=$(upper "${mp_name#timer_}")
             mp_want="$(printf 'NAME%s\n' $mp_fns) TIMER_${mp_K}_DEFINE TIMER_${mp_K}_DEFINE_NAMED"
-            mp_want="$mp_want TIMER_${mp_K}_DEFINE_TYPE TIMER_${mp_K}_DEFINE_FUNCTIONS"
+            mp_want="$mp_want TIMER_${mp_K}_DEFINE_TYPE TIMER_${mp_K}_DEFINE_FUNCTIONS TIMER_${mp_K}_DECLARE"
+            mp_want="$mp_want TIMER_${mp_K}_DECLARE_FUNCTIONS TIMER_${mp_K}_IMPLEMENT"
             ;;
         *) echo "$mp_page: a page of no header"; return 1 ;;
         esac
@@ -657,6 +767,31 @@ man_pages() {
             return 1
         echo "$mp_page: renders, names all $(echo $mp_want | wc -w) functions and macros, its example runs"
     done
+    # v2.3: man/aliases holds exactly what pkg/man_aliases.sh makes of the
+    # NAME sections (a .so page per other name: man 3 tlist_drain)
+    sh ../pkg/man_aliases.sh "$PWD/$mp_dir/aliases" && diff -r ../man/aliases "$mp_dir/aliases" ||
+        { echo "man/aliases is stale: run make man-aliases"; return 1; }
+    echo "man/aliases: $(ls "$mp_dir/aliases" | wc -l) alias pages, as the NAME sections list"
+}
+
+# nginx_flags COMPILER: every header, the single file and the C++ one
+# under nginx's clang flags (NGINX_CLANG): headers.c (every DEFINE form)
+# through the split headers and the single file, lockstep.c (every call of
+# every kind), the DECLARE/IMPLEMENT pair, as C99 and C11 (make test: C11);
+# cxx.cpp as C++. clang's flow warnings (-Wconditional-uninitialized) come
+# from its front end: -fsyntax-only finds them.
+nginx_flags() {
+    for nf_std in c99 c11; do
+        [ "$TIER" = test ] && [ $nf_std = c99 ] && continue  # make test: C11, as nginx's default gnu11
+        for nf_src in headers.c "-DUSE_SINGLE_HEADER headers.c" lockstep.c "-DTK_HEAP declare/declare_a.c"; do
+            echo "$1 -std=$nf_std $nf_src" &&
+                # shellcheck disable=SC2086 # the flags are words
+                $1 -std=$nf_std -Wpedantic $NGINX_CLANG -fsyntax-only $nf_src || return 1
+        done
+    done
+    echo "${1%cc}++ headers.c, cxx.cpp" &&
+        "${1%cc}++" -std=c++11 $NGINX_CLANG -x c++ -fsyntax-only headers.c &&
+        "${1%cc}++" -std=c++17 $NGINX_CLANG -fsyntax-only cxx.cpp
 }
 
 # tsan_run COMMAND...: a ThreadSanitizer build. Its fixed memory layout
@@ -754,6 +889,26 @@ cxx_wrong_node() {
     done
 }
 
+# cxx_event_moves COMPILER: events in a std::vector (which moves them as it
+# grows) must not compile, and the first error must name the way out:
+# std::unique_ptr and std::deque (v2.3; 2.2 gave a deleted constructor of
+# event_base from deep in the standard library).
+cxx_event_moves() {
+    printf '#include "timer_containers.hpp"\n#include <vector>\n%s\n%s\n' \
+        'typedef timer_containers::event<timer_containers::heap_kind, timer_containers::callback> ev;' \
+        'int main() { std::vector<ev> v; v.emplace_back(); v.emplace_back(); return 0; }' >"$T_OUT.cpp"
+    if $1 -std=c++11 -I.. -fsyntax-only "$T_OUT.cpp" >"$T_OUT.log" 2>&1; then
+        echo "a std::vector of events compiled"
+        return 1
+    fi
+    ev_first=$(grep -m1 'error:' "$T_OUT.log")
+    echo "$ev_first"
+    case $ev_first in
+    *std::unique_ptr*std::deque*) ;;
+    *) echo "the first error does not name std::unique_ptr and std::deque"; return 1 ;;
+    esac
+}
+
 # bitmap_unit NAME FLAGS...: the bit scans against naive loops, built with FLAGS.
 bitmap_unit() {
     bu_name=$1
@@ -848,7 +1003,8 @@ types_macros() {
 # strict C++ users copy), and its example in C++ (section "C++", through
 # timer_containers.hpp) as C++11 with g++ and as C++17 (where [[nodiscard]]
 # applies) with clang++, strict: every program must print exactly the output
-# the README shows for the C one.
+# the README shows for the C one. make test builds the C++ one for the
+# wheel alone, make check for every kind.
 readme_example() {
     mkdir -p "$B/readme" &&
         awk '/^## Example/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' \
@@ -870,6 +1026,8 @@ readme_example() {
             re_name=$1
             shift
             case $re_name in hpp*) re_src=$B/readme/example.cpp ;; *) re_src=$B/readme/example.c ;; esac
+            # make test: the C++ one (one class template over any kind) for the wheel
+            case $TIER.$re_kind.$re_name in test.heap.hpp* | test.set.hpp*) continue ;; esac
             build "readme/example_${re_name}_$re_kind" "$@" $re_d "$re_src" &&
                 "$B/readme/example_${re_name}_$re_kind" >"$B/readme/output_${re_name}_$re_kind.txt" &&
                 diff -u "$B/readme/expected.txt" "$B/readme/output_${re_name}_$re_kind.txt" || return 1
@@ -883,9 +1041,12 @@ pkg_tools() {
 }
 
 # `make -C ../examples check`, one make job (this pool runs others beside
-# it): each of its PASS and FAIL lines is a verdict of its own.
+# it): each of its PASS and FAIL lines is a verdict of its own. make test
+# leaves out the timer thread's ThreadSanitizer run (its build is the
+# longest of the examples'; the -O2 one stands for it), make check runs it.
 examples_check() {
-    ${MAKE:-make} --no-print-directory -j1 -C ../examples CC="$CC" check >"$T_OUT.examples" 2>&1
+    if [ "$TIER" = test ]; then ec_tsan=no; else ec_tsan=yes; fi
+    ${MAKE:-make} --no-print-directory -j1 -C ../examples CC="$CC" TSAN=$ec_tsan check >"$T_OUT.examples" 2>&1
     e_status=$?
     cat "$T_OUT.examples"
     sed -n -e 's/^PASS /PASS examples./p' -e 's/^FAIL /FAIL examples./p' "$T_OUT.examples" >"$T_VERDICTS"
@@ -1054,7 +1215,9 @@ start() {
         export T_OUT T_VERDICTS
         s_t0=$(date +%s.%N)
         (eval "$s_cmd") </dev/null >"$L/$s_name.log" 2>&1 3>&-
-        echo "$? $s_t0 $(date +%s.%N)" >"$R/$s_name.status"
+        s_status=$?
+        times >"$R/$s_name.cpu"    # its second line: the CPU time of this job's children, the test
+        echo "$s_status $s_t0 $(date +%s.%N)" >"$R/$s_name.status"
         echo "$1" >&3
     ) &
     eval "T_pid_$1=\$!"
@@ -1077,7 +1240,8 @@ finish() {
     eval "f_name=\$T_name_$1 f_pid=\$T_pid_$1"
     wait "$f_pid"
     read -r f_status f_t0 f_t1 <"$R/$f_name.status"
-    echo "$f_t0 $f_t1 $f_name" >>"$R/times"
+    f_cpu=$(awk 'NR == 2 { n = split($1 " " $2, t, /[ms ]+/); print 60 * t[1] + t[2] + 60 * t[3] + t[4] }' "$R/$f_name.cpu")
+    echo "$f_t0 $f_t1 $f_name ${f_cpu:-0}" >>"$R/times"
     f_failed=0
     if [ -s "$R/$f_name.verdicts" ]; then
         while read -r f_verdict f_rest; do
@@ -1167,6 +1331,23 @@ registry
 needs -
 printf '%s' "$notes"
 run_pool
-awk '{ printf "%7.2f s  %s\n", $2 - $1, $3 }' "$R/times" 2>/dev/null | sort -rn >"$L/times.txt"
+# make check ends with make test on a starved machine (starved.sh: busy
+# loops, and half its processes stopped for 1.5 s every 3 s), alone, as one
+# more test: its loops and stops would starve the pool's own tests too.
+# STARVED=0 leaves it out.
+if [ "$TIER" = check ] && [ "${STARVED:-1}" != 0 ]; then
+    st_t0=$(date +%s.%N)
+    if sh ./starved.sh 1 >"$L/test-starved.log" 2>&1; then
+        passed=$((passed + 1))
+        echo "PASS test-starved"
+    else
+        failed=$((failed + 1))
+        echo "FAIL test-starved ($L/test-starved.log):"
+        show_log test-starved
+    fi
+    echo "$st_t0 $(date +%s.%N) test-starved" >>"$R/times"
+fi
+awk '{ printf "%7.2f s  %7.2f s CPU  %s\n", $2 - $1, $4, $3; cpu += $4 }
+    END { printf "%7.2f s CPU in all\n", cpu }' "$R/times" 2>/dev/null | sort -rn >"$L/times.txt"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

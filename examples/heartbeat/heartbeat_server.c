@@ -23,12 +23,20 @@
  *
  * stdout, one line per event (line-buffered, for people and for the test):
  *   listening ADDR:PORT container=wheel period_ms=P timeout_ms=T
- *   idle-close PEER_ADDR:PEER_PORT silent_us=N at_us=M
+ *   idle-close PEER_ADDR:PEER_PORT silent_us=N at_us=M expire_us=E asked_us=A asked_at_us=B
  *   idle-wakeup at_us=M early_us=N
  *   exit accepted=N idle_closed=N peer_closed=N open_at_exit=N refused=N timer_wakeups=N idle_wakeups=N
  * silent_us: since the server last heard from the connection; at_us: the
- * moment of the close on CLOCK_MONOTONIC, which every process on the machine
- * shares, so that a client can line it up with its own clock.
+ * time its pop found the timer expired (what was ready by then had been
+ * read), on CLOCK_MONOTONIC, which every process on the machine
+ * shares, so that a client can line it up with its own clock; expire_us:
+ * the expiry of the connection's timer; asked_us: when the epoll_wait before
+ * the close was asked to end at the latest (-1: no timeout), asked at
+ * asked_at_us. A test judges the loop by them: it must ask to wake by the
+ * timer's expiry (or at once, if that has passed), and the expiry must be
+ * the timeout after the last read, give or take the slack; how much later
+ * the close came is the machine's doing (a busy or stopped process), not
+ * the timers'.
  * timer_wakeups: times epoll_wait returned with no event (its timeout, i.e.
  * a timer, woke the server) and a timer was due; idle_wakeups: such returns
  * with no timer due, a wasted wake-up, each also logged by an idle-wakeup
@@ -98,6 +106,8 @@ struct server {
     conn_timers timers;         /* time unit: ms of CLOCK_MONOTONIC */
     size_t open, accepted, idle_closed, peer_closed, refused;
     size_t timer_wakeups, idle_wakeups;
+    int64_t asked_ms, asked_at_ms;  /* the last epoll_wait's deadline (-1: none), and when it was asked */
+    int64_t judged_ns;              /* the time the last pop judged the timers by */
 };
 
 static const char *prog = "heartbeat_server";
@@ -195,9 +205,11 @@ enum close_reason { CLOSE_IDLE, CLOSE_PEER, CLOSE_EXIT };
 static void conn_close(struct server *srv, struct conn *c, enum close_reason why)
 {
     if (why == CLOSE_IDLE) {
-        int64_t now = mono_ns();
-        printf("idle-close %s silent_us=%lld at_us=%lld\n", c->peer, (long long)((now - c->heard_ns) / 1000),
-               (long long)(now / 1000));
+        int64_t now = srv->judged_ns;   /* when its timer was found expired */
+        printf("idle-close %s silent_us=%lld at_us=%lld expire_us=%lld asked_us=%lld asked_at_us=%lld\n", c->peer,
+               (long long)((now - c->heard_ns) / 1000), (long long)(now / 1000),
+               (long long)conn_timers_expire(c) * 1000,
+               srv->asked_ms < 0 ? -1LL : (long long)srv->asked_ms * 1000, (long long)srv->asked_at_ms * 1000);
         srv->idle_closed++;
     } else if (why == CLOSE_PEER) {
         srv->peer_closed++;
@@ -419,6 +431,22 @@ static void idle_wakeup(struct server *srv, int64_t now_ns)
            : (long long)(next * 1000 - now_ns / 1000));
 }
 
+/* What epoll_wait reported: new connections, the stop signals, and data,
+ * EOF or a reset on a connection (read tells which). */
+static void handle_events(struct server *srv, const struct epoll_event *events, int n, bool *stop)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        void *tag = events[i].data.ptr;
+        if (tag == &srv->listen_fd)
+            accept_all(srv);
+        else if (tag == &srv->signal_fd)
+            *stop = true;
+        else
+            conn_readable(srv, (struct conn *)tag);
+    }
+}
+
 static void server_run(struct server *srv)
 {
     struct epoll_event events[256];
@@ -427,28 +455,38 @@ static void server_run(struct server *srv)
     bool stop = false;
     size_t popped;
     int64_t now_ns;
-    int i, n;
+    int n, batch;
 
     while (!stop) {
-        n = epoll_wait(srv->epoll_fd, events, 256, wait_ms(&srv->timers, mono_ns()));
+        int wait;
+        now_ns = mono_ns();
+        wait = wait_ms(&srv->timers, now_ns);
+        srv->asked_at_ms = now_ns / 1000000;
+        srv->asked_ms = wait < 0 ? -1 : srv->asked_at_ms + wait;
+        n = epoll_wait(srv->epoll_fd, events, 256, wait);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             die("epoll_wait: %s", strerror(errno));
         }
-        for (i = 0; i < n; i++) {
-            void *tag = events[i].data.ptr;
-            if (tag == &srv->listen_fd)
-                accept_all(srv);
-            else if (tag == &srv->signal_fd)
-                stop = true;
-            else
-                conn_readable(srv, (struct conn *)tag);  /* data, EOF, reset: read tells */
-        }
+        /* The instant the timers are judged by; then everything that is
+         * ready is read, so that a heartbeat that arrived before it, even
+         * one epoll_wait did not report (it came after, or the batch was
+         * full: after a stall every connection has something), is heard,
+         * not taken for silence. One more epoll_wait, with no timeout,
+         * each round. */
+        now_ns = mono_ns();
+        srv->judged_ns = now_ns;
+        handle_events(srv, events, n, &stop);
+        do {
+            batch = epoll_wait(srv->epoll_fd, events, 256, 0);
+            if (batch > 0)
+                handle_events(srv, events, batch, &stop);
+            n += batch > 0 ? batch : 0;
+        } while (batch == 256);
         /* Everything silent for the timeout is due now. conn_close() may run
          * while other expired connections are still in `due`: safe, as
          * tlist_drain has already taken the one being closed off the list. */
-        now_ns = mono_ns();
         popped = conn_timers_pop(&srv->timers, now_ns / 1000000, &due);
         tlist_drain(link, &due)
             conn_close(srv, conn_timers_entry(link), CLOSE_IDLE);

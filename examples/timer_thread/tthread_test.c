@@ -39,7 +39,7 @@
 #include "tthread.h"
 
 #define MS 1000000                  /* ns per ms */
-#define BACKSTOP_MS 10000           /* a wait longer than this is a hang */
+#define BACKSTOP_MS 20000           /* a wait longer than this is a hang */
 #define FAR_MS 60000                /* part 3: the far timer, beyond the test's end */
 #define NEAR_MS 20                  /* part 3: the near timer */
 #define NEAR_WAKEUPS 4              /* part 3: at most, to run the near timer */
