@@ -601,10 +601,13 @@ TIMER_NOINLINE_ void timer_wheel_advance_tier_(struct timer_wheel *w, unsigned t
             tlist_init(hd);
         }
         for (; steps != 0 && a != hx && b != hy; steps--) {
-            if (timer_wheel_node_of_(a)->expire <= timer_wheel_node_of_(b)->expire)
-                m = a, a = a->next;
-            else
-                m = b, b = b->next;
+            if (timer_wheel_node_of_(a)->expire <= timer_wheel_node_of_(b)->expire) {
+                m = a;
+                a = a->next;
+            } else {
+                m = b;
+                b = b->next;
+            }
             TIMER_WHEEL_ON_MOVE_();
             tlist_splice_range_(hd, m, m);
         }
@@ -725,12 +728,27 @@ TIMER_NOINLINE_ size_t timer_wheel_take_behind_(struct timer_wheel *w, int64_t b
 
 /* An item arrived in level l's pending slot: the next pop, next_expiry or
  * first prepares it (the pop takes the slow path), with 8 steps for it. */
+TIMER_NOINLINE_ void timer_wheel_spend_(struct timer_wheel *w, unsigned l, unsigned m,
+                                        size_t budget);
+
 TIMER_NOINLINE_ void timer_wheel_arrive_(struct timer_wheel *w, unsigned l)
 {
+    unsigned m = l;
     timer_wheel_sync_(w);                   /* pending groups as of now: later arrivals tell */
     w->credit[l] += 8;
     w->owed |= 1u << l;
     w->wake = w->wake < (uint64_t)w->now ? w->wake : (uint64_t)w->now;
+    /* It moves down to the first level whose pending slot does not lie in
+     * l's (each level below whose clock digit is 63 has its pending slot
+     * there): l - m + 1 moves. Its credit pays for 8; the insert pays for
+     * the rest of a deeper chain (9 or 10 levels: the clock just before a
+     * multiple of 2^48) at once. */
+    while (m > 1 && timer_wheel_digit_(w, m - 1) == 63)
+        m--;
+    if (l - m + 1 > 8) {
+        timer_wheel_spend_(w, l, m, l - m + 1 - 8);
+        w->owed |= 1u << l;                 /* the next call spends the credit, or drops it */
+    }
 }
 
 /* The slot of an expiry later than the clock: the highest bit in which
@@ -756,26 +774,27 @@ TIMER_INLINE_ size_t timer_wheel_where_(const struct timer_wheel *w, int64_t exp
     return first[bit] + (size_t)(*g & 127);
 }
 
-/* Link n into its slot i (group g, shift s, from where_). An item in a
- * pending slot whose window is open is an arrival to prepare; a slot that
- * was empty opens its window later: no pop may pass that time in line
- * (wake). */
+/* Link n (its expiry set) into its slot i (group g, shift s, from
+ * where_). An item in a pending slot whose window is open is an arrival to
+ * prepare (once it is linked: preparing may move it); a slot that was
+ * empty opens its window later: no pop may pass that time in line (wake). */
 TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_node *n, size_t i,
                                     uint64_t g, unsigned s)
 {
     if (tbitmap_test(w->occupied, i)) {
+        tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
         if (g == w->pending[i >> 7])
             timer_wheel_arrive_(w, (unsigned)(i >> 7));
     } else {
+        uint64_t opens = s != 0 ? timer_wheel_opens_(g, (unsigned)(i >> 7)) : UINT64_MAX;
         tbitmap_set(w->occupied, i);
         tlist_init(&w->slot[i]);
-        uint64_t opens = s != 0 ? timer_wheel_opens_(g, (unsigned)(i >> 7)) : UINT64_MAX;
+        tlist_splice_range_(&w->slot[i], &n->link, &n->link);
         if (opens <= (uint64_t)w->now)
             timer_wheel_arrive_(w, (unsigned)(i >> 7));     /* into an empty pending slot */
         else if (opens < w->wake)
             w->wake = opens;
     }
-    tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
 }
 
 /* File an unlinked node at `expire`: at or after limit, straight into its
@@ -903,12 +922,14 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
         uint64_t g;
         unsigned s;
         size_t i = timer_wheel_where_(w, expire, &g, &s);
-        if (n->link.next != &w->slot[i]) {
-            if (!timer_wheel_cut_(w, n))
-                return -EINVAL;             /* another wheel's item: nothing changes */
-            timer_wheel_put_(w, n, i, g, s);
+        if (n->link.next == &w->slot[i]) {
+            n->expire = expire;             /* last in its slot already */
+            return 0;
         }
+        if (!timer_wheel_cut_(w, n))
+            return -EINVAL;                 /* another wheel's item: nothing changes */
         n->expire = expire;
+        timer_wheel_put_(w, n, i, g, s);
         return 0;
     }
     if (!timer_wheel_remove(w, n) && n->link.next != NULL)
@@ -1012,6 +1033,25 @@ TIMER_INLINE_ uint64_t timer_wheel_next_pending_(const struct timer_wheel *w, un
     return timer_wheel_opens_(g, l);
 }
 
+/* Spend up to `budget` steps on the pending slots of levels l down to m
+ * (whose windows are open), coarsest first, since the finer ones' items
+ * come from the coarser; then each level's bit of owed says whether it
+ * has work left. */
+TIMER_NOINLINE_ void timer_wheel_spend_(struct timer_wheel *w, unsigned l, unsigned m,
+                                        size_t budget)
+{
+    for (; l >= m; l--) {
+        while (budget != 0 && timer_wheel_owes_(w, l)) {
+            size_t k = timer_wheel_step_(w, l, budget);
+            budget -= k < budget ? k : budget;
+        }
+        if (timer_wheel_owes_(w, l))
+            w->owed |= 1u << l;
+        else
+            w->owed &= ~(1u << l);
+    }
+}
+
 /* The quanta of one call: Q steps on the pending slot of each level whose
  * window is open and which may owe work, coarsest first, and each level's
  * credit. Levels whose pending slots share a deadline (the clock at the
@@ -1025,7 +1065,7 @@ TIMER_INLINE_ uint64_t timer_wheel_next_pending_(const struct timer_wheel *w, un
  * slots open. */
 TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
 {
-    unsigned owed = w->owed, l, m;
+    unsigned owed = w->owed, l, m, u;
     uint64_t wake = w->limit;
     while (owed != 0) {
         size_t budget = 0;
@@ -1033,27 +1073,22 @@ TIMER_NOINLINE_ void timer_wheel_work_(struct timer_wheel *w)
         owed &= ~(1u << l);
         if (!timer_wheel_ready_(w, l)) {
             w->owed &= ~(1u << l);
-            w->credit[l] = 0;
             continue;
         }
+        /* the credit of arrivals above, whose slots lie in l's and have gone down */
+        for (u = l; u + 1 < TIMER_WHEEL_LEVELS && timer_wheel_digit_(w, u) == 63 &&
+                    timer_wheel_ready_(w, u + 1); u++)
+            budget += w->credit[u + 1];
         for (;; m--) {
             budget += TIMER_WHEEL_QUANTUM + w->credit[m];
-            w->credit[m] = 0;
             if (m == 1 || timer_wheel_digit_(w, m - 1) != 63 || !timer_wheel_ready_(w, m - 1))
                 break;
         }
-        for (; l >= m; l--) {
-            while (budget != 0 && timer_wheel_owes_(w, l)) {
-                size_t k = timer_wheel_step_(w, l, budget);
-                budget -= k < budget ? k : budget;
-            }
-            if (timer_wheel_owes_(w, l))
-                w->owed |= 1u << l;
-            else
-                w->owed &= ~(1u << l);
-        }
+        timer_wheel_spend_(w, l, m, budget);
         owed &= (1u << m) - 1;
     }
+    for (l = 0; l < TIMER_WHEEL_LEVELS; l++)
+        w->credit[l] = 0;                   /* a call's credit is its own: never a later call's */
     if (timer_wheel_behind_(w) || w->owed != 0) {
         wake = (uint64_t)w->now;
     } else {

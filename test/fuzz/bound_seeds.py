@@ -9,6 +9,19 @@ fuzzer's scale (4,096 items; the fuzzer builds the wheel with Q = 4, so the
 bound's constant is a few hundred steps). bound.c replays them in make test
 and starts libFuzzer from them in make check. This file is also the
 encoding's worked example.
+
+Files named found-* in the corpus are inputs the search found over the
+bound, kept as found (this script leaves them alone):
+  found-1-arrivals-in-a-deep-chain  the clock at 7 x 2^60 - 1 (every digit
+      63, so every level's pending slot lies in level 10's), then 1,635
+      inserts just after it: each must move down 10 levels, and its credit
+      paid for 8 (2026-11-28; the insert now pays for the rest).
+  found-2-credit-of-a-slot-gone-down  the same chain from level 9, with
+      the arrivals' slot emptied down the chain by their inserts: their
+      credit stayed with level 9, which owed nothing, and the slots below
+      that did were left to the pop (2026-11-28; a pool now takes the
+      credit of the levels above whose slots lie in its own, and a call's
+      credit never outlives it).
 """
 import os
 import struct
