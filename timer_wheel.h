@@ -90,7 +90,9 @@
  * Every pop, next_expiry and first moves up to Q = 128 items of each
  * pending slot whose window is open one level down, coarsest level first
  * (levels whose pending slots share a deadline pool their quanta), plus 8
- * per item inserted into such a slot since the previous such call. Before
+ * per item inserted into such a slot since the previous such call (an item
+ * that must go down more than 8 levels, at a clock just before a multiple
+ * of 2^54, has its insert pay for the rest at once). Before
  * its window a slot is left alone: items are filed long before they
  * expire, and an idle connection's timeout is pushed back many times, so
  * preparing them early would move items that leave again. A pop that hands
