@@ -1148,6 +1148,7 @@ TIMER_NOINLINE_ size_t timer_wheel_range_(const struct timer_wheel *w, unsigned 
  * there (it is that level's first slot). */
 TIMER_INLINE_ size_t timer_wheel_scan_(const struct timer_wheel *w, unsigned l, bool *pend)
 {
+    *pend = false;
     for (; l < TIMER_WHEEL_LEVELS; l++) {
         uint64_t g = (uint64_t)w->now >> (TIMER_WHEEL_BITS * l), up = g >> 6, bits;
         size_t word = 2 * l + (up & 1), i;
@@ -1222,7 +1223,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
     } else {
         if (timer_wheel_behind_(w))
             k = timer_wheel_take_behind_(w, TIMER_NEVER, out);
-        for (l = 0; (pend = false, i = timer_wheel_scan_(w, l, &pend)) < TIMER_WHEEL_NSLOTS;
+        for (l = 0; (i = timer_wheel_scan_(w, l, &pend)) < TIMER_WHEEL_NSLOTS;
              l = pend ? 0 : (unsigned)(i >> 7) - (i >= 128)) {
             /* a pending range not yet prepared: opened (all of it) when reached */
             int64_t x = pend ? -1 : timer_wheel_exact_(w, i);

@@ -194,6 +194,8 @@ struct adv {
     unsigned long long s0, m0; /* counts at the start of the call under way */
     unsigned long long changes; /* inserts, reschedules, removes since the last query */
     int64_t clock0;            /* the wheel's clock at the start of the call under way */
+    int64_t answer;            /* the expiry a next_expiry under way answered (TIMER_NEVER: none) */
+    uint64_t jumped[11];       /* by level: the pending group whose window a call jumped into */
 };
 
 /* Forget the largest calls so far (the loops: after filling). */
@@ -242,6 +244,7 @@ static void adv_begin(struct adv *a)
 #if defined(TK_WHEEL)
     a->clock0 = ac_ccore_(&a->c)->now;
 #endif
+    a->answer = TIMER_NEVER;
 }
 
 /* The call of kind k has ended, having handed out `items` (pops). */
@@ -267,13 +270,19 @@ static void adv_end(struct adv *a, int k, size_t items)
         bool query = k == C_NEXT || k == C_FIRST || k == C_VISIT || k == C_POP;
         long long beyond = (long long)s - (long long)bound_of(query, items, a->changes);
 #if defined(TK_WHEEL)
-        /* how far the call reached: a pop's clock, the expiry a query found */
+        /* how far the call reached: a pop's clock, the expiry a query found
+         * (its answer; the model's first item where the loops keep none) */
         int64_t reach = ac_ccore_(&a->c)->now;
         long top = m_top(&a->m);
         bool jump;
-        if (k != C_POP && query && top >= 0 && a->m.expire[top] > reach)
+        if (a->answer != TIMER_NEVER && a->answer > reach)
+            reach = a->answer;
+        else if (k != C_POP && query && top >= 0 && a->m.expire[top] > reach)
             reach = a->m.expire[top];
-        jump = bound_jumped(a->clock0, reach);
+        jump = bound_jumped(a->clock0, reach) ||
+               (query && bound_window_jumped(a->jumped, a->clock0, reach));
+        if (query)
+            bound_note_jumps(a->jumped, a->clock0, ac_ccore_(&a->c)->now);
 #else
         bool jump = false;
 #endif
@@ -347,7 +356,7 @@ static int64_t adv_next_expiry(struct adv *a)
     int64_t want = top < 0 ? TIMER_NEVER : a->m.expire[top], got;
     th_note("next_expiry", -1);
     adv_begin(a);
-    got = ac_next_expiry(&a->c);
+    got = a->answer = ac_next_expiry(&a->c);
     adv_end(a, C_NEXT, 0);
     TH_EXPECT(got == want, "next_expiry() = %" PRId64 ", want %" PRId64 " (%zu pending)", got, want, a->m.count);
     return want;
@@ -1346,7 +1355,7 @@ static void run_loop(size_t n, enum loop_mode mode, int64_t end)
         int64_t t, want = l_earliest(&l);
         th_note("next_expiry", -1);
         adv_begin(&l.a);
-        t = ac_next_expiry(&l.a.c);
+        t = l.a.answer = ac_next_expiry(&l.a.c);
         adv_end(&l.a, C_NEXT, 0);
         TH_EXPECT(t == want, "next_expiry() = %" PRId64 ", want %" PRId64, t, want);
         if (t > l.now)

@@ -57,4 +57,33 @@ static inline bool bound_jumped(int64_t c0, int64_t t1)
     return false;
 }
 
+/* A call that jumped into a window rather than over it: at levels 2 and
+ * up, a call that started before the first level-(l - 1) group of the
+ * window of the pending group it ended in, after that window opened (the
+ * stall of a loop that wakes late), leaves that window fewer calls than
+ * its start would have. bound_note_jumps() records the group (by level,
+ * after every query: clock c0 before, c1 after); bound_window_jumped()
+ * tells a later call that enters it from clock c0, reaching t1: the one
+ * exception may be that call's. */
+static inline void bound_note_jumps(uint64_t jumped[11], int64_t c0, int64_t c1)
+{
+    unsigned l;
+    for (l = 2; l < 11; l++) {
+        uint64_t g = ((uint64_t)c1 >> (6 * l)) + 1;
+        uint64_t opens = (((g - 1) << 6) + TIMER_WHEEL_WINDOW) << (6 * l - 6);
+        if ((uint64_t)c1 >= opens && (uint64_t)c0 + (UINT64_C(1) << (6 * l - 6)) < opens)
+            jumped[l] = g;
+    }
+}
+
+static inline bool bound_window_jumped(const uint64_t jumped[11], int64_t c0, int64_t t1)
+{
+    unsigned l;
+    for (l = 2; l < 11; l++)
+        if (((uint64_t)t1 >> (6 * l)) > ((uint64_t)c0 >> (6 * l)) &&
+            jumped[l] == ((uint64_t)c0 >> (6 * l)) + 1)
+            return true;
+    return false;
+}
+
 #endif
