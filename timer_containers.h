@@ -2929,20 +2929,20 @@ TIMER_INLINE_ size_t timer_wheel_where_(const struct timer_wheel *w, int64_t exp
 TIMER_INLINE_ void timer_wheel_put_(struct timer_wheel *w, struct timer_wheel_node *n, size_t i,
                                     uint64_t g, unsigned s)
 {
+    bool arrival;
     if (tbitmap_test(w->occupied, i)) {
-        tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
-        if (g == w->pending[i >> 7])
-            timer_wheel_arrive_(w, (unsigned)(i >> 7));
+        arrival = g == w->pending[i >> 7];
     } else {
         uint64_t opens = s != 0 ? timer_wheel_opens_(g, (unsigned)(i >> 7)) : UINT64_MAX;
         tbitmap_set(w->occupied, i);
         tlist_init(&w->slot[i]);
-        tlist_splice_range_(&w->slot[i], &n->link, &n->link);
-        if (opens <= (uint64_t)w->now)
-            timer_wheel_arrive_(w, (unsigned)(i >> 7));     /* into an empty pending slot */
-        else if (opens < w->wake)
+        arrival = opens <= (uint64_t)w->now;        /* into an empty pending slot */
+        if (!arrival && opens < w->wake)
             w->wake = opens;
     }
+    tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
+    if (arrival)
+        timer_wheel_arrive_(w, (unsigned)(i >> 7));
 }
 
 /* File an unlinked node at `expire`: at or after limit, straight into its
