@@ -2408,7 +2408,7 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     int best;
     int visiting;           /* a visit walks the lists: next_expiry and first prepare nothing */
     unsigned owed;          /* bit l: level l's window is open and its pending slot may owe */
-    unsigned pad_;          /* keeps slot[] at a multiple of 16 bytes (one add less per address) */
+    unsigned pad_;          /* keeps slot[] at a multiple of a head's size (one add less) */
     /* Bit i set <=> slot[i] is non-empty. A head is initialised when its
      * bit is set, so init only has to clear 24 words. */
     uint64_t occupied[TIMER_WHEEL_NSLOTS / 64];
@@ -2419,7 +2419,7 @@ TIMER_STATIC_CHECK_(timer_wheel_layout_check_,
                     sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
                         offsetof(timer_wheel_layout_, wheel.slot) ==
                             offsetof(struct timer_wheel, slot) &&
-                        offsetof(struct timer_wheel, slot) % 16 == 0)
+                        offsetof(struct timer_wheel, slot) % sizeof(struct tlist) == 0)
 
 TIMER_FUNCTIONS_BEGIN_
 
