@@ -219,8 +219,9 @@ static double pairs_per_second(int kind, int threads, unsigned shards, int homes
             if (w[k].items == NULL)
                 exit(1);
             for (i = 0; i < WORKING + BACKGROUND; i++)
-                if (i >= WORKING || i % 2 == 0)
-                    base_heap_insert(&b->base, far_expiry(&w[k].rng), &w[k].items[i]);
+                if ((i >= WORKING || i % 2 == 0) &&
+                    base_heap_insert(&b->base, far_expiry(&w[k].rng), &w[k].items[i]) != 0)
+                    exit(1);
         } else {
             w[k].t = calloc(WORKING + BACKGROUND, sizeof *w[k].t);
             if (w[k].t == NULL)
@@ -317,11 +318,13 @@ static double owner_service(int kind)
         NAME##_init(&c, 0);                                                                        \
         far_base = timer_service_now();                                                            \
         for (i = 0; i < WORKING + BACKGROUND; i++)                                                 \
-            if (i >= WORKING || i % 2 == 0)                                                        \
-                NAME##_insert(&c, far_expiry(&rng), &it[i]);                                       \
+            if ((i >= WORKING || i % 2 == 0) && NAME##_insert(&c, far_expiry(&rng), &it[i]) != 0)  \
+                exit(1);                                                                           \
         t0 = timer_service_now();                                                                  \
         for (i = 0; i < OWNER_PAIRS; i++) {                                                        \
-            NAME##_insert(&c, far_expiry(&rng), &it[i % WORKING]);                                 \
+            /* -EBUSY: armed already, left as it is (the service's arm moves it) */                \
+            if (NAME##_insert(&c, far_expiry(&rng), &it[i % WORKING]) == -EINVAL)                  \
+                abort();                                                                           \
             NAME##_remove(&c, &it[(i + WORKING / 2) % WORKING]);                                   \
         }                                                                                          \
         t1 = timer_service_now();                                                                  \
