@@ -61,6 +61,7 @@ static unsigned long long fb_steps;
 #define TIMER_WHEEL_ON_WALK_(k) ((void)(fb_steps += (unsigned long long)(k)))
 #include "../../timer_wheel.h"
 #include "../bound.h"
+#include "input.h"
 
 /* The constant parts of the bound at this Q (docs/guarantees.md derives
  * them): a query spends Q on each of 10 levels, walks a far slot of at most
@@ -157,26 +158,6 @@ static struct {
     int trace;
     uint64_t rng;
 } fb;
-
-static const uint8_t *fb_in;
-static size_t fb_left;
-
-static unsigned fb_byte(void)
-{
-    if (fb_left == 0)
-        return 0;
-    fb_left--;
-    return *fb_in++;
-}
-
-static uint64_t fb_bytes(int k)
-{
-    uint64_t v = 0;
-    int i;
-    for (i = 0; i < k; i++)
-        v |= (uint64_t)fb_byte() << (8 * i);
-    return v;
-}
 
 static uint64_t fb_rand(void)
 {
@@ -418,7 +399,7 @@ static void fb_query(int kind)
  * plus up to 63 of its 64ths, or any value up to 2^32 (4 bytes + 1). */
 static int64_t fb_distance(void)
 {
-    unsigned b = fb_byte(), k = (b >> 2) % 11;
+    unsigned b = fz_byte(), k = (b >> 2) % 11;
     int64_t unit = (int64_t)1 << (TIMER_WHEEL_BITS * k);
     switch (b & 3) {
     case 0:
@@ -426,16 +407,16 @@ static int64_t fb_distance(void)
     case 1:
         return unit - 1 + (k == 0);
     case 2:
-        return unit + (int64_t)(fb_byte() % 64) * (unit / 64 + 1);
+        return unit + (int64_t)(fz_byte() % 64) * (unit / 64 + 1);
     default:                           /* any, up to 2^32 */
-        return 1 + (int64_t)fb_bytes(4);
+        return 1 + (int64_t)fz_bytes(4);
     }
 }
 
 /* A time: ahead of the clock, behind it, a level boundary, or a tie. */
 static int64_t fb_time(void)
 {
-    unsigned b = fb_byte();
+    unsigned b = fz_byte();
     int64_t c = fb_clock();
     switch (b % 6) {
     case 0:
@@ -448,7 +429,7 @@ static int64_t fb_time(void)
         return fb_start(fb_group(c, l) + 1 + (b / 66), l);
     }
     case 4:
-        return fm.n ? fm.r[fb_byte() % fm.n].expire : c;
+        return fm.n ? fm.r[fz_byte() % fm.n].expire : c;
     default:
         return b >= 250 ? INT64_MAX - (int64_t)(b - 250) : fb_add(c, (int64_t)(b * 37));
     }
@@ -456,7 +437,7 @@ static int64_t fb_time(void)
 
 static int fb_id(void)
 {
-    return (int)(fb_bytes(2) % (uint64_t)fb.n);
+    return (int)(fz_bytes(2) % (uint64_t)fb.n);
 }
 
 /* An idle item, or -1. */
@@ -473,7 +454,7 @@ static int fb_idle(void)
 
 static void fb_op(void)
 {
-    unsigned op = fb_byte() % 16, k, i;
+    unsigned op = fz_byte() % 16, k, i;
     int64_t c = fb_clock(), t, d, span;
     switch (op) {
     case 0:                            /* insert or reschedule one */
@@ -489,7 +470,7 @@ static void fb_op(void)
         fb_remove(fb_id());
         break;
     case 4:                            /* pop: stepping, jumping or going back */
-        k = fb_byte();
+        k = fz_byte();
         t = k < 64 ? fb_add(c, k % 8) : k < 192 ? fb_time() : k < 250 ? fb_add(c, -fb_distance()) : INT64_MAX;
         fb_pop(t, 0);
         break;
@@ -501,7 +482,7 @@ static void fb_op(void)
         fb_query(fb.n <= 1024 ? 2 : 0);
         break;
     case 8:                            /* a bulk fill of one window: no query in between */
-        k = 1 + fb_byte() * 16;
+        k = 1 + fz_byte() * 16;
         t = fb_time();
         span = fb_distance();
         for (i = 0; i < k; i++) {
@@ -511,7 +492,7 @@ static void fb_op(void)
         }
         break;
     case 9:                            /* a push-back storm: now + T - jitter, no order */
-        k = fb_byte();
+        k = fz_byte();
         d = fb_distance();
         span = fb_distance();
         for (i = 0; i < fm.n && i < 16u * k + 16; i++) {
@@ -521,7 +502,7 @@ static void fb_op(void)
         break;
     case 10: {                         /* interleaved fixed delays */
         int64_t dd[3];
-        k = 1 + fb_byte() * 8;
+        k = 1 + fz_byte() * 8;
         dd[0] = fb_distance(), dd[1] = fb_distance(), dd[2] = fb_distance();
         for (i = 0; i < k; i++) {
             int id = fb_idle();
@@ -531,13 +512,13 @@ static void fb_op(void)
         break;
     }
     case 11:                           /* ticks: pops one step each */
-        k = 1 + fb_byte();
-        d = 1 + (int64_t)(fb_byte() % 64);
+        k = 1 + fz_byte();
+        d = 1 + (int64_t)(fz_byte() % 64);
         for (i = 0; i < k; i++)
             fb_pop(fb_add(fb_clock(), d), 0);
         break;
     case 12:                           /* event loop rounds: next_expiry, pop at it, re-arm */
-        k = 1 + fb_byte();
+        k = 1 + fz_byte();
         d = fb_distance();
         for (i = 0; i < k && fm.n; i++) {
             fb_query(0);
@@ -548,13 +529,13 @@ static void fb_op(void)
         fb_pop(INT64_MAX, 0);
         break;
     case 14:                           /* the clock far ahead: a glitch, or next_expiry to a far item */
-        if (fb_byte() & 1)
+        if (fz_byte() & 1)
             fb_pop(fb_add(c, (int64_t)1 << 40), 0);
         else
             fb_query(0);
         break;
     default:                           /* inserts behind the clock in random order */
-        k = 1 + fb_byte() * 8;
+        k = 1 + fz_byte() * 8;
         span = fb_distance();
         for (i = 0; i < k; i++) {
             int id = fb_idle();
@@ -568,9 +549,9 @@ static void fb_op(void)
 static int fb_run(const uint8_t *data, size_t size)
 {
     int i;
-    fb_in = data;
-    fb_left = size;
-    fb.n = 64 << (fb_byte() % 7);
+    fz_in = data;
+    fz_left = size;
+    fb.n = 64 << (fz_byte() % 7);
     fb.it = (struct fitem *)calloc((size_t)fb.n, sizeof *fb.it);
     fm.r = (struct mrec *)malloc((size_t)fb.n * sizeof *fm.r);
     fm.expire = (int64_t *)malloc((size_t)fb.n * sizeof *fm.expire);
@@ -585,11 +566,11 @@ static int fb_run(const uint8_t *data, size_t size)
     fb.worst = LLONG_MAX;
     fb.xused = 0;
     fb.worst_call = "";
-    fw_init(&fb.w, (int64_t)fb_bytes(1) << (TIMER_WHEEL_BITS * 3));
+    fw_init(&fb.w, (int64_t)fz_bytes(1) << (TIMER_WHEEL_BITS * 3));
     for (i = 0; i < TIMER_WHEEL_LEVELS; i++)
         fb.pg[i] = 0;
     fb_after_query();   /* the windows open now, empty */
-    while (fb_left > 0)
+    while (fz_left > 0)
         fb_op();
     fb_pop(INT64_MAX, 0);
     fb_expect(fm.n == 0 && fw_empty(&fb.w), "items left after pop(TIMER_NEVER)");

@@ -41,26 +41,7 @@
 
 /* ---- the input ---------------------------------------------------------- */
 
-static const uint8_t *fz_in;
-static size_t fz_left;
-
-static unsigned fz_byte(void)
-{
-    if (fz_left == 0)
-        return 0;
-    fz_left--;
-    return *fz_in++;
-}
-
-/* k little-endian bytes */
-static uint64_t fz_bytes(int k)
-{
-    uint64_t v = 0;
-    int i;
-    for (i = 0; i < k; i++)
-        v |= (uint64_t)fz_byte() << (8 * i);
-    return v;
-}
+#include "input.h"
 
 /* a small signed offset, -128..127 */
 static int64_t fz_small(void)
