@@ -2607,16 +2607,6 @@ TIMER_INLINE_ void timer_wheel_move_list_(struct timer_wheel *w, size_t to, size
     tbitmap_clear(w->occupied, from);
 }
 
-/* Take the first link off list i (not empty). */
-TIMER_INLINE_ struct tlist *timer_wheel_unlink_front_(struct timer_wheel *w, size_t i)
-{
-    struct tlist *first = w->slot[i].next;
-    tlist_remove(first);
-    if (w->slot[i].next == &w->slot[i])
-        tbitmap_clear(w->occupied, i);
-    return first;
-}
-
 /* Merge the sorted list b into the sorted list a, stably (a's items first
  * among equal expiries): O(length of b + a's items up to b's last). */
 TIMER_NOINLINE_ void timer_wheel_merge_(struct tlist *a, struct tlist *b)
