@@ -65,9 +65,12 @@
  *                               item, in any build with asserts)
  *   TIMER_NODISCARD             what marks the generated calls whose result
  *                               reports an error (insert, the reschedules,
- *                               reserve, check): gcc's and clang's
- *                               warn_unused_result, [[nodiscard]] in C23 and
- *                               C++17; defined empty before including, none
+ *                               reserve, check), always in a form a (void)
+ *                               cast silences: [[nodiscard]] (C23, C++17,
+ *                               and gcc 11 / g++ 7 and up in any mode),
+ *                               clang's warn_unused_result; none with older
+ *                               gcc; defined before including, that (empty:
+ *                               none)
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
  *                               each container core provides for them; and
  *                               TIMER_WRAPPERS_, TIMER_DECLARE_WRAPPERS_ for
@@ -454,22 +457,39 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 /* TIMER_NODISCARD marks the generated calls whose result reports an error or
  * a refusal: insert, reschedule, reschedule_range, reschedule_near, reserve
  * and check. Ignoring one is how a timer is lost without a word (an insert
- * of a due or pending item returns -EBUSY and arms nothing). [[nodiscard]]
- * in C23 and C++17, where a (void) cast says "on purpose"; gcc's and
- * clang's warn_unused_result before them (gcc does not let a cast silence
- * that one: test the result, or assign it). Defined empty before including,
- * it turns the warnings off. remove and pop are not marked: remove's false
- * says only that the item was idle already, which "cancel if armed" code
+ * of a due or pending item returns -EBUSY and arms nothing). A result that
+ * is safe to drop (docs/guarantees.md lists them: reschedule on the set and
+ * the wheel cannot fail for a valid item) never needs more than a (void)
+ * cast, nginx's and libevent's idiom for "on purpose", so only forms that
+ * (void) silences are used: [[nodiscard]] in C23 and C++17; the same as an
+ * extension where gcc (11 and up; g++ 7 and up) accepts it in earlier
+ * modes (__extension__ keeps -Wpedantic quiet); clang's warn_unused_result
+ * before C23 and C++17 (clang lets (void) silence it). gcc's
+ * warn_unused_result, which no cast silences, is never used: an older gcc
+ * gets no mark (define TIMER_NODISCARD as that attribute to have it
+ * anyway). Defined before including, TIMER_NODISCARD is what marks them
+ * (empty: nothing). remove and pop are not marked: remove's false says
+ * only that the item was idle already, which "cancel if armed" code
  * rightly ignores; pop's count repeats what it appended to the list. */
 #ifndef TIMER_NODISCARD
-#if defined(__cplusplus) && (__cplusplus >= 201703L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L))
+#if defined(__cplusplus)
+#if __cplusplus >= 201703L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
 #define TIMER_NODISCARD [[nodiscard]]
-#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L && defined(__has_c_attribute)
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__has_cpp_attribute)
+#if __has_cpp_attribute(nodiscard)      /* g++ takes it before C++17 without a word */
+#define TIMER_NODISCARD [[nodiscard]]
+#endif
+#endif
+#elif defined(__has_c_attribute) && (defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L)
 #if __has_c_attribute(nodiscard)
 #define TIMER_NODISCARD [[nodiscard]]
 #endif
+#elif defined(__has_c_attribute) && defined(__GNUC__) && !defined(__clang__)
+#if __has_c_attribute(nodiscard)        /* gcc 11 and up, before C23 */
+#define TIMER_NODISCARD __extension__ [[nodiscard]]
 #endif
-#if !defined(TIMER_NODISCARD) && (defined(__GNUC__) || defined(__clang__))
+#endif
+#if !defined(TIMER_NODISCARD) && defined(__clang__)
 #define TIMER_NODISCARD __attribute__((warn_unused_result))
 #elif !defined(TIMER_NODISCARD)
 #define TIMER_NODISCARD
