@@ -360,17 +360,44 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
     abort();
 }
 
-/* Insert of a due item: almost always a tlist_foreach body re-arming with
- * insert (the item is still in the walked list, and insert returns -EBUSY
- * and changes nothing), or a node sharing a union that was not zeroed. */
-#define TIMER_NOT_DUE_(core, n, name)                                                                           \
-    do {                                                                                                        \
-        if (core##_node_due(n))                                                                                 \
-            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): re-arm it with " \
-                        "" #name "_reschedule, or take each item off the list first (tlist_drain)");            \
+/* Does a linked node's own list hold it: do its neighbours point back at
+ * it? A result list does; links left over from a list that was re-inited
+ * or freed, or written over, no longer do. */
+TIMER_INLINE_ bool tlist_points_back_(const struct tlist *link)
+{
+    return link->next->prev == link && link->prev->next == link;
+}
+
+/* Insert of a linked node returns -EBUSY and arms nothing. Silently when the
+ * node is pending in this container ("arm unless armed"); otherwise it is
+ * one of two mistakes, told apart from the node alone and O(1) checks
+ * (core_may_hold_: O(1), or a bounded walk):
+ * - due: the node carries its kind's due mark and its neighbours point back
+ *   at it, as in a result list: almost always a tlist_foreach body re-arming
+ *   with insert, or a node sharing a union that was not zeroed;
+ * - links that are not this container's: pending in another container,
+ *   linked with neither mark (another list reused the node), or due-marked
+ *   with neighbours that no longer point back (stale).
+ * The first word of every node is its struct tlist (the set's pending node
+ * may have NULL there: its pending mark is elsewhere). */
+#define TIMER_LINKED_WELL_(core, c, n, name)                                                   \
+    do {                                                                                       \
+        const struct tlist *timer_l_ =                                                         \
+            TIMER_CAST_(const struct tlist *, TIMER_CAST_(const void *, n));                   \
+        if ((n) == NULL || (timer_l_->next == NULL && !core##_node_pending(n)))                \
+            break;                                                                             \
+        if (core##_node_due(n) && tlist_points_back_(timer_l_))                                \
+            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): "  \
+                        "re-arm it with " #name "_reschedule, or take each item off the list " \
+                        "first (tlist_drain)");                                                \
+        if (!core##_node_pending(n) || !core##_may_hold_(c, n))                                \
+            timer_fail_(#name "_insert", "the item's links are not this container's (it is "   \
+                        "pending in another one, or another list reused its node, or its "     \
+                        "links are stale): insert arms nothing (-EBUSY); take it out of "      \
+                        "that list, or zero the node if nothing links it any more");           \
     } while (0)
 #else
-#define TIMER_NOT_DUE_(core, n, name) ((void)0)
+#define TIMER_LINKED_WELL_(core, c, n, name) ((void)0)
 #endif
 
 /* ---- TIMER_DEBUG: checks around every generated call that changes a container */
@@ -535,6 +562,10 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
  *   const char *core_check(const C *);            O(n): NULL, or what is broken
  *   bool    core_owns_(const C *, const N *);     false only if N is pending in
  *                                                 another container (TIMER_DEBUG)
+ *   bool    core_may_hold_(const C *, const N *); false only if N is marked pending
+ *                                                 and C does not hold it, as O(1)
+ *                                                 checks or a bounded walk tell
+ *                                                 (insert's check, builds with asserts)
  *   bool    core_node_pending(const N *), core_node_due(const N *);
  *   int64_t core_node_expire(const N *);          (all three accept NULL)
  *   size_t  C.count                               the pending items
@@ -560,7 +591,7 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
     { core##_destroy(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_destroy"); }         \
     TIMER_LK_ND_##lk int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                      \
     {   int timer_r_;                                                                                                 \
-        TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
+        TIMER_LINKED_WELL_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), name);                     \
         timer_r_ = core##_insert(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));            \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_insert"); return timer_r_; }                               \
     TIMER_LK_ND_##lk int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                  \

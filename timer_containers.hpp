@@ -782,7 +782,11 @@ public:
 
     explicit events(int64_t now = 0) : base(now) {}
 
-    TIMER_CXX_NODISCARD_ int insert(int64_t when, value_type &ev) { return own(ev, base::insert(when, ev)); }
+    TIMER_CXX_NODISCARD_ int insert(int64_t when, value_type &ev)
+    {
+        /* armed by another container: refused, as C's insert would (which also aborts) */
+        return elsewhere(ev) ? -EBUSY : own(ev, base::insert(when, ev));
+    }
     TIMER_CXX_NODISCARD_ int reschedule(int64_t when, value_type &ev)
     {
         return elsewhere(ev) ? -EINVAL : own(ev, base::reschedule(when, ev));

@@ -110,11 +110,15 @@
  * remove() or reschedule() with a heap other than the one holding the item
  * aborts in builds with asserts (O(1): the item's stored index), before
  * anything changes; TIMER_DEBUG reports it too; with NDEBUG the same
- * check returns false / -EINVAL and changes nothing. Insert of a due item
- * aborts in builds with asserts (naming reschedule and tlist_drain);
- * NDEBUG: -EBUSY. A DEFINE whose member is not a struct timer_heap_node,
- * or TIMER_HEAP_DEFINE with `struct X` or a type named `timer` (timer_heap
- * is this header's), fails to compile; the first error names the fix.
+ * check returns false / -EINVAL and changes nothing. Insert of a linked
+ * item that is not pending here aborts in builds with asserts, naming what
+ * it is: due (popped, still in a result list: use reschedule, or
+ * tlist_drain), or linked by something other than this heap (another heap;
+ * a list that reused the node; a result list inited again while it held
+ * the item: stale); NDEBUG: -EBUSY, nothing changed. A DEFINE whose member
+ * is not a struct timer_heap_node, or TIMER_HEAP_DEFINE with `struct X` or
+ * a type named `timer` (timer_heap is this header's), fails to compile;
+ * the first error names the fix.
  */
 
 #include "list.h"   /* first: it stops a header of another version */
@@ -454,10 +458,16 @@ TIMER_INLINE_ bool timer_heap_holds_(const struct timer_heap *h, const struct ti
     return n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n;
 }
 
-/* False only when n is pending in another heap (TIMER_DEBUG checks it first). */
+/* False only when n is pending in another heap (TIMER_DEBUG checks it
+ * first; insert checks a linked node with it, in builds with asserts). */
 TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
 {
     return !timer_heap_node_pending(n) || timer_heap_holds_(h, n);
+}
+
+TIMER_INLINE_ bool timer_heap_may_hold_(const struct timer_heap *h, const struct timer_heap_node *n)
+{
+    return timer_heap_owns_(h, n);
 }
 
 TIMER_INLINE_ int timer_heap_insert(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)

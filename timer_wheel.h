@@ -157,8 +157,12 @@
  * count would go wrong. TIMER_DEBUG walks the whole list and always tells.
  * With NDEBUG such a call returns false / -EINVAL and changes nothing when
  * this wheel is empty or the item is alone in a list that is not this
- * wheel's. Insert of a due item aborts in builds with asserts (naming
- * reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose member is
+ * wheel's. Insert of a linked item that is not pending here aborts in
+ * builds with asserts, naming what it is: due (popped, still in a result
+ * list: use reschedule, or tlist_drain), or linked by something other than
+ * this wheel (another wheel, as the 8-link walk tells; a list that reused
+ * the node; a result list inited again while it held the item: stale);
+ * NDEBUG: -EBUSY, nothing changed. A DEFINE whose member is
  * not a struct timer_wheel_node, or TIMER_WHEEL_DEFINE with `struct X` or
  * a type named `timer` (timer_wheel is this header's), fails to compile;
  * the first error names the fix.
@@ -859,6 +863,13 @@ TIMER_INLINE_ bool timer_wheel_holds_(const struct timer_wheel *w, const struct 
 TIMER_INLINE_ bool timer_wheel_owns_(const struct timer_wheel *w, const struct timer_wheel_node *n)
 {
     return timer_wheel_holds_(w, n, SIZE_MAX);
+}
+
+/* insert's check of a linked node (builds with asserts): the 8-link walk */
+TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w,
+                                         const struct timer_wheel_node *n)
+{
+    return timer_wheel_holds_(w, n, 7);
 }
 
 /* Take a pending node out of its list (the count and the node's own state
