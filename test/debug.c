@@ -66,10 +66,10 @@
 #endif
 
 /* What the abort says about an insert of an item linked elsewhere (v2.4). */
-#define DBG_LINKED_ELSEWHERE                                                                               \
-    "tc_insert: the item's links are not this container's (it is pending in another one, or another list " \
-    "reused its node, or its links are stale): insert arms nothing (-EBUSY); take it out of that list, or " \
-    "zero the node if nothing links it any more"
+#define DBG_LINKED_ELSEWHERE                                                              \
+    "tc_insert: the item's links are not this container's (it is pending in another one, " \
+    "or another list reused its node, or its links are stale): insert arms nothing "       \
+    "(-EBUSY); take it out of that list, or zero the node if nothing links it any more"
 
 /* Which foreign calls a -DNDEBUG build can tell in O(1): the heap always
  * (the stored position), the wheel when the item is alone in its list, any
@@ -211,7 +211,7 @@ static void case_insert_reused(int unused)
     dbg_item = item;
     dbg_unarmed = true;
     tlist_push_back(&theirs, (struct tlist *)(void *)&item->node);
-    dbg_returned(tc_insert(&dbg_b, 7000, item) == -EBUSY && theirs.next == (struct tlist *)(void *)&item->node);
+    dbg_returned(tc_insert(&dbg_b, 7000, item) == -EBUSY && tlist_size(&theirs) == 1);
 }
 
 /* insert() of an item left in a result list that was inited again while it
