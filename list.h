@@ -61,8 +61,9 @@
  *                               and remove/reschedule first verify that the item
  *                               is not pending in another container; either
  *                               failure prints "timer_containers: NAME_fn: why"
- *                               to stderr and aborts (so does insert of a due
- *                               item, in any build with asserts)
+ *                               to stderr and aborts (so does insert of an
+ *                               item that is due or linked elsewhere, in any
+ *                               build with asserts)
  *   TIMER_NODISCARD             what marks the generated calls whose result
  *                               reports an error (insert, the reschedules,
  *                               reserve, check), always in a form a (void)

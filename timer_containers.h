@@ -73,8 +73,9 @@
  *                               and remove/reschedule first verify that the item
  *                               is not pending in another container; either
  *                               failure prints "timer_containers: NAME_fn: why"
- *                               to stderr and aborts (so does insert of a due
- *                               item, in any build with asserts)
+ *                               to stderr and aborts (so does insert of an
+ *                               item that is due or linked elsewhere, in any
+ *                               build with asserts)
  *   TIMER_NODISCARD             what marks the generated calls whose result
  *                               reports an error (insert, the reschedules,
  *                               reserve, check), always in a form a (void)
@@ -903,7 +904,9 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -928,6 +931,10 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
  * earliest < 0 or latest < earliest; for reschedule_near expire or slack
  * < 0), -EBUSY (insert of a pending or due item).
+ * What a caller may drop with (void): reschedule, reschedule_range and
+ * reschedule_near cannot fail for a valid item (idle, due, or pending in
+ * this set) and times >= 0 (latest >= earliest): they return 0; reserve
+ * returns 0; insert of an idle item returns 0 (docs/guarantees.md).
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
@@ -941,7 +948,8 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * prototypes alone) in the header every file includes, and
  * TIMER_SET_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
@@ -1584,7 +1592,9 @@ TIMER_FUNCTIONS_END_
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -1612,6 +1622,11 @@ TIMER_FUNCTIONS_END_
  * not grow: insert, or reschedule of an idle or due item). Reschedule of a
  * pending item never allocates, so it never fails with -ENOMEM; after
  * reserve(n), inserts cannot fail while at most n items are pending.
+ * What a caller may drop with (void): for an item pending in this heap and
+ * times >= 0 (latest >= earliest), reschedule, reschedule_range and
+ * reschedule_near return 0; after reserve(n) returned 0, and while at most
+ * n items are pending, so do insert of an idle item and reschedule of any
+ * (docs/guarantees.md).
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
@@ -1625,7 +1640,8 @@ TIMER_FUNCTIONS_END_
  * prototypes alone) in the header every file includes, and
  * TIMER_HEAP_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither
@@ -2258,7 +2274,9 @@ TIMER_FUNCTIONS_END_
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry; TIMER_NEVER if empty
@@ -2284,6 +2302,10 @@ TIMER_FUNCTIONS_END_
  * earliest < 0 or latest < earliest; for reschedule_near expire or slack
  * < 0), -EBUSY (insert of a pending or due item). Valid times are 0 ..
  * INT64_MAX, in any unit.
+ * What a caller may drop with (void): reschedule, reschedule_range and
+ * reschedule_near cannot fail for a valid item (idle, due, or pending in
+ * this wheel) and times >= 0 (latest >= earliest): they return 0; reserve
+ * returns 0; insert of an idle item returns 0 (docs/guarantees.md).
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
@@ -2299,7 +2321,8 @@ TIMER_FUNCTIONS_END_
  * prototypes alone) in the header every file includes, and
  * TIMER_WHEEL_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * How it works. Time is split into 6-bit groups; an item is filed by the
  * highest group in which its expiry differs from the wheel's clock

@@ -29,7 +29,9 @@
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -57,6 +59,11 @@
  * not grow: insert, or reschedule of an idle or due item). Reschedule of a
  * pending item never allocates, so it never fails with -ENOMEM; after
  * reserve(n), inserts cannot fail while at most n items are pending.
+ * What a caller may drop with (void): for an item pending in this heap and
+ * times >= 0 (latest >= earliest), reschedule, reschedule_range and
+ * reschedule_near return 0; after reserve(n) returned 0, and while at most
+ * n items are pending, so do insert of an idle item and reschedule of any
+ * (docs/guarantees.md).
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
@@ -70,7 +77,8 @@
  * prototypes alone) in the header every file includes, and
  * TIMER_HEAP_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither

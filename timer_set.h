@@ -28,7 +28,9 @@
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -53,6 +55,10 @@
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
  * earliest < 0 or latest < earliest; for reschedule_near expire or slack
  * < 0), -EBUSY (insert of a pending or due item).
+ * What a caller may drop with (void): reschedule, reschedule_range and
+ * reschedule_near cannot fail for a valid item (idle, due, or pending in
+ * this set) and times >= 0 (latest >= earliest): they return 0; reserve
+ * returns 0; insert of an idle item returns 0 (docs/guarantees.md).
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
@@ -66,7 +72,8 @@
  * prototypes alone) in the header every file includes, and
  * TIMER_SET_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
