@@ -61,13 +61,17 @@
  *                               and remove/reschedule first verify that the item
  *                               is not pending in another container; either
  *                               failure prints "timer_containers: NAME_fn: why"
- *                               to stderr and aborts (so does insert of a due
- *                               item, in any build with asserts)
+ *                               to stderr and aborts (so does insert of an
+ *                               item that is due or linked elsewhere, in any
+ *                               build with asserts)
  *   TIMER_NODISCARD             what marks the generated calls whose result
  *                               reports an error (insert, the reschedules,
- *                               reserve, check): gcc's and clang's
- *                               warn_unused_result, [[nodiscard]] in C23 and
- *                               C++17; defined empty before including, none
+ *                               reserve, check), always in a form a (void)
+ *                               cast silences: [[nodiscard]] (C23, C++17,
+ *                               and gcc 11 / g++ 7 and up in any mode),
+ *                               clang's warn_unused_result; none with older
+ *                               gcc; defined before including, that (empty:
+ *                               none)
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
  *                               each container core provides for them; and
  *                               TIMER_WRAPPERS_, TIMER_DECLARE_WRAPPERS_ for
@@ -357,17 +361,44 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
     abort();
 }
 
-/* Insert of a due item: almost always a tlist_foreach body re-arming with
- * insert (the item is still in the walked list, and insert returns -EBUSY
- * and changes nothing), or a node sharing a union that was not zeroed. */
-#define TIMER_NOT_DUE_(core, n, name)                                                                           \
-    do {                                                                                                        \
-        if (core##_node_due(n))                                                                                 \
-            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): re-arm it with " \
-                        "" #name "_reschedule, or take each item off the list first (tlist_drain)");            \
+/* Does a linked node's own list hold it: do its neighbours point back at
+ * it? A result list does; links left over from a list that was re-inited
+ * or freed, or written over, no longer do. */
+TIMER_INLINE_ bool tlist_points_back_(const struct tlist *link)
+{
+    return link->next->prev == link && link->prev->next == link;
+}
+
+/* Insert of a linked node returns -EBUSY and arms nothing. Silently when the
+ * node is pending in this container ("arm unless armed"); otherwise it is
+ * one of two mistakes, told apart from the node alone and O(1) checks
+ * (core_may_hold_: O(1), or a bounded walk):
+ * - due: the node carries its kind's due mark and its neighbours point back
+ *   at it, as in a result list: almost always a tlist_foreach body re-arming
+ *   with insert, or a node sharing a union that was not zeroed;
+ * - links that are not this container's: pending in another container,
+ *   linked with neither mark (another list reused the node), or due-marked
+ *   with neighbours that no longer point back (stale).
+ * The first word of every node is its struct tlist (the set's pending node
+ * may have NULL there: its pending mark is elsewhere). */
+#define TIMER_LINKED_WELL_(core, c, n, name)                                                   \
+    do {                                                                                       \
+        const struct tlist *timer_l_ =                                                         \
+            TIMER_CAST_(const struct tlist *, TIMER_CAST_(const void *, n));                   \
+        if ((n) == NULL || (timer_l_->next == NULL && !core##_node_pending(n)))                \
+            break;                                                                             \
+        if (core##_node_due(n) && tlist_points_back_(timer_l_))                                \
+            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): "  \
+                        "re-arm it with " #name "_reschedule, or take each item off the list " \
+                        "first (tlist_drain)");                                                \
+        if (!core##_node_pending(n) || !core##_may_hold_(c, n))                                \
+            timer_fail_(#name "_insert", "the item's links are not this container's (it is "   \
+                        "pending in another one, or another list reused its node, or its "     \
+                        "links are stale): insert arms nothing (-EBUSY); take it out of "      \
+                        "that list, or zero the node if nothing links it any more");           \
     } while (0)
 #else
-#define TIMER_NOT_DUE_(core, n, name) ((void)0)
+#define TIMER_LINKED_WELL_(core, c, n, name) ((void)0)
 #endif
 
 /* ---- TIMER_DEBUG: checks around every generated call that changes a container */
@@ -454,22 +485,39 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 /* TIMER_NODISCARD marks the generated calls whose result reports an error or
  * a refusal: insert, reschedule, reschedule_range, reschedule_near, reserve
  * and check. Ignoring one is how a timer is lost without a word (an insert
- * of a due or pending item returns -EBUSY and arms nothing). [[nodiscard]]
- * in C23 and C++17, where a (void) cast says "on purpose"; gcc's and
- * clang's warn_unused_result before them (gcc does not let a cast silence
- * that one: test the result, or assign it). Defined empty before including,
- * it turns the warnings off. remove and pop are not marked: remove's false
- * says only that the item was idle already, which "cancel if armed" code
+ * of a due or pending item returns -EBUSY and arms nothing). A result that
+ * is safe to drop (docs/guarantees.md lists them: reschedule on the set and
+ * the wheel cannot fail for a valid item) never needs more than a (void)
+ * cast, nginx's and libevent's idiom for "on purpose", so only forms that
+ * (void) silences are used: [[nodiscard]] in C23 and C++17; the same as an
+ * extension where gcc (11 and up; g++ 7 and up) accepts it in earlier
+ * modes (__extension__ keeps -Wpedantic quiet); clang's warn_unused_result
+ * before C23 and C++17 (clang lets (void) silence it). gcc's
+ * warn_unused_result, which no cast silences, is never used: an older gcc
+ * gets no mark (define TIMER_NODISCARD as that attribute to have it
+ * anyway). Defined before including, TIMER_NODISCARD is what marks them
+ * (empty: nothing). remove and pop are not marked: remove's false says
+ * only that the item was idle already, which "cancel if armed" code
  * rightly ignores; pop's count repeats what it appended to the list. */
 #ifndef TIMER_NODISCARD
-#if defined(__cplusplus) && (__cplusplus >= 201703L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L))
+#if defined(__cplusplus)
+#if __cplusplus >= 201703L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
 #define TIMER_NODISCARD [[nodiscard]]
-#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L && defined(__has_c_attribute)
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__has_cpp_attribute)
+#if __has_cpp_attribute(nodiscard)      /* g++ takes it before C++17 without a word */
+#define TIMER_NODISCARD [[nodiscard]]
+#endif
+#endif
+#elif defined(__has_c_attribute) && (defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L)
 #if __has_c_attribute(nodiscard)
 #define TIMER_NODISCARD [[nodiscard]]
 #endif
+#elif defined(__has_c_attribute) && defined(__GNUC__) && !defined(__clang__)
+#if __has_c_attribute(nodiscard)        /* gcc 11 and up, before C23 */
+#define TIMER_NODISCARD __extension__ [[nodiscard]]
 #endif
-#if !defined(TIMER_NODISCARD) && (defined(__GNUC__) || defined(__clang__))
+#endif
+#if !defined(TIMER_NODISCARD) && defined(__clang__)
 #define TIMER_NODISCARD __attribute__((warn_unused_result))
 #elif !defined(TIMER_NODISCARD)
 #define TIMER_NODISCARD
@@ -515,6 +563,10 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
  *   const char *core_check(const C *);            O(n): NULL, or what is broken
  *   bool    core_owns_(const C *, const N *);     false only if N is pending in
  *                                                 another container (TIMER_DEBUG)
+ *   bool    core_may_hold_(const C *, const N *); false only if N is marked pending
+ *                                                 and C does not hold it, as O(1)
+ *                                                 checks or a bounded walk tell
+ *                                                 (insert's check, builds with asserts)
  *   bool    core_node_pending(const N *), core_node_due(const N *);
  *   int64_t core_node_expire(const N *);          (all three accept NULL)
  *   size_t  C.count                               the pending items
@@ -540,7 +592,7 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
     { core##_destroy(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_destroy"); }         \
     TIMER_LK_ND_##lk int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                      \
     {   int timer_r_;                                                                                                 \
-        TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
+        TIMER_LINKED_WELL_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), name);                     \
         timer_r_ = core##_insert(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));            \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_insert"); return timer_r_; }                               \
     TIMER_LK_ND_##lk int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                  \

@@ -73,13 +73,17 @@
  *                               and remove/reschedule first verify that the item
  *                               is not pending in another container; either
  *                               failure prints "timer_containers: NAME_fn: why"
- *                               to stderr and aborts (so does insert of a due
- *                               item, in any build with asserts)
+ *                               to stderr and aborts (so does insert of an
+ *                               item that is due or linked elsewhere, in any
+ *                               build with asserts)
  *   TIMER_NODISCARD             what marks the generated calls whose result
  *                               reports an error (insert, the reschedules,
- *                               reserve, check): gcc's and clang's
- *                               warn_unused_result, [[nodiscard]] in C23 and
- *                               C++17; defined empty before including, none
+ *                               reserve, check), always in a form a (void)
+ *                               cast silences: [[nodiscard]] (C23, C++17,
+ *                               and gcc 11 / g++ 7 and up in any mode),
+ *                               clang's warn_unused_result; none with older
+ *                               gcc; defined before including, that (empty:
+ *                               none)
  *   TIMER_DEFINE_WRAPPERS_      the typed wrappers (below), with the interface
  *                               each container core provides for them; and
  *                               TIMER_WRAPPERS_, TIMER_DECLARE_WRAPPERS_ for
@@ -369,17 +373,44 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
     abort();
 }
 
-/* Insert of a due item: almost always a tlist_foreach body re-arming with
- * insert (the item is still in the walked list, and insert returns -EBUSY
- * and changes nothing), or a node sharing a union that was not zeroed. */
-#define TIMER_NOT_DUE_(core, n, name)                                                                           \
-    do {                                                                                                        \
-        if (core##_node_due(n))                                                                                 \
-            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): re-arm it with " \
-                        "" #name "_reschedule, or take each item off the list first (tlist_drain)");            \
+/* Does a linked node's own list hold it: do its neighbours point back at
+ * it? A result list does; links left over from a list that was re-inited
+ * or freed, or written over, no longer do. */
+TIMER_INLINE_ bool tlist_points_back_(const struct tlist *link)
+{
+    return link->next->prev == link && link->prev->next == link;
+}
+
+/* Insert of a linked node returns -EBUSY and arms nothing. Silently when the
+ * node is pending in this container ("arm unless armed"); otherwise it is
+ * one of two mistakes, told apart from the node alone and O(1) checks
+ * (core_may_hold_: O(1), or a bounded walk):
+ * - due: the node carries its kind's due mark and its neighbours point back
+ *   at it, as in a result list: almost always a tlist_foreach body re-arming
+ *   with insert, or a node sharing a union that was not zeroed;
+ * - links that are not this container's: pending in another container,
+ *   linked with neither mark (another list reused the node), or due-marked
+ *   with neighbours that no longer point back (stale).
+ * The first word of every node is its struct tlist (the set's pending node
+ * may have NULL there: its pending mark is elsewhere). */
+#define TIMER_LINKED_WELL_(core, c, n, name)                                                   \
+    do {                                                                                       \
+        const struct tlist *timer_l_ =                                                         \
+            TIMER_CAST_(const struct tlist *, TIMER_CAST_(const void *, n));                   \
+        if ((n) == NULL || (timer_l_->next == NULL && !core##_node_pending(n)))                \
+            break;                                                                             \
+        if (core##_node_due(n) && tlist_points_back_(timer_l_))                                \
+            timer_fail_(#name "_insert", "the item is due (popped, still in a result list): "  \
+                        "re-arm it with " #name "_reschedule, or take each item off the list " \
+                        "first (tlist_drain)");                                                \
+        if (!core##_node_pending(n) || !core##_may_hold_(c, n))                                \
+            timer_fail_(#name "_insert", "the item's links are not this container's (it is "   \
+                        "pending in another one, or another list reused its node, or its "     \
+                        "links are stale): insert arms nothing (-EBUSY); take it out of "      \
+                        "that list, or zero the node if nothing links it any more");           \
     } while (0)
 #else
-#define TIMER_NOT_DUE_(core, n, name) ((void)0)
+#define TIMER_LINKED_WELL_(core, c, n, name) ((void)0)
 #endif
 
 /* ---- TIMER_DEBUG: checks around every generated call that changes a container */
@@ -466,22 +497,39 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
 /* TIMER_NODISCARD marks the generated calls whose result reports an error or
  * a refusal: insert, reschedule, reschedule_range, reschedule_near, reserve
  * and check. Ignoring one is how a timer is lost without a word (an insert
- * of a due or pending item returns -EBUSY and arms nothing). [[nodiscard]]
- * in C23 and C++17, where a (void) cast says "on purpose"; gcc's and
- * clang's warn_unused_result before them (gcc does not let a cast silence
- * that one: test the result, or assign it). Defined empty before including,
- * it turns the warnings off. remove and pop are not marked: remove's false
- * says only that the item was idle already, which "cancel if armed" code
+ * of a due or pending item returns -EBUSY and arms nothing). A result that
+ * is safe to drop (docs/guarantees.md lists them: reschedule on the set and
+ * the wheel cannot fail for a valid item) never needs more than a (void)
+ * cast, nginx's and libevent's idiom for "on purpose", so only forms that
+ * (void) silences are used: [[nodiscard]] in C23 and C++17; the same as an
+ * extension where gcc (11 and up; g++ 7 and up) accepts it in earlier
+ * modes (__extension__ keeps -Wpedantic quiet); clang's warn_unused_result
+ * before C23 and C++17 (clang lets (void) silence it). gcc's
+ * warn_unused_result, which no cast silences, is never used: an older gcc
+ * gets no mark (define TIMER_NODISCARD as that attribute to have it
+ * anyway). Defined before including, TIMER_NODISCARD is what marks them
+ * (empty: nothing). remove and pop are not marked: remove's false says
+ * only that the item was idle already, which "cancel if armed" code
  * rightly ignores; pop's count repeats what it appended to the list. */
 #ifndef TIMER_NODISCARD
-#if defined(__cplusplus) && (__cplusplus >= 201703L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L))
+#if defined(__cplusplus)
+#if __cplusplus >= 201703L || (defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
 #define TIMER_NODISCARD [[nodiscard]]
-#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L && defined(__has_c_attribute)
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__has_cpp_attribute)
+#if __has_cpp_attribute(nodiscard)      /* g++ takes it before C++17 without a word */
+#define TIMER_NODISCARD [[nodiscard]]
+#endif
+#endif
+#elif defined(__has_c_attribute) && (defined(__STDC_VERSION__) && __STDC_VERSION__ > 201710L)
 #if __has_c_attribute(nodiscard)
 #define TIMER_NODISCARD [[nodiscard]]
 #endif
+#elif defined(__has_c_attribute) && defined(__GNUC__) && !defined(__clang__)
+#if __has_c_attribute(nodiscard)        /* gcc 11 and up, before C23 */
+#define TIMER_NODISCARD __extension__ [[nodiscard]]
 #endif
-#if !defined(TIMER_NODISCARD) && (defined(__GNUC__) || defined(__clang__))
+#endif
+#if !defined(TIMER_NODISCARD) && defined(__clang__)
 #define TIMER_NODISCARD __attribute__((warn_unused_result))
 #elif !defined(TIMER_NODISCARD)
 #define TIMER_NODISCARD
@@ -527,6 +575,10 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
  *   const char *core_check(const C *);            O(n): NULL, or what is broken
  *   bool    core_owns_(const C *, const N *);     false only if N is pending in
  *                                                 another container (TIMER_DEBUG)
+ *   bool    core_may_hold_(const C *, const N *); false only if N is marked pending
+ *                                                 and C does not hold it, as O(1)
+ *                                                 checks or a bounded walk tell
+ *                                                 (insert's check, builds with asserts)
  *   bool    core_node_pending(const N *), core_node_due(const N *);
  *   int64_t core_node_expire(const N *);          (all three accept NULL)
  *   size_t  C.count                               the pending items
@@ -552,7 +604,7 @@ TIMER_NOINLINE_ void timer_fail_(const char *fn, const char *why)
     { core##_destroy(name##_core_(timer_c_)); TIMER_AFTER_(core, name##_core_(timer_c_), #name "_destroy"); }         \
     TIMER_LK_ND_##lk int name##_insert(name *timer_c_, int64_t timer_expire_, type *timer_item_)                      \
     {   int timer_r_;                                                                                                 \
-        TIMER_NOT_DUE_(core, TIMER_NODE_(timer_item_, member), name);                                                 \
+        TIMER_LINKED_WELL_(core, name##_core_(timer_c_), TIMER_NODE_(timer_item_, member), name);                     \
         timer_r_ = core##_insert(name##_core_(timer_c_), timer_expire_, TIMER_NODE_(timer_item_, member));            \
         TIMER_AFTER_(core, name##_core_(timer_c_), #name "_insert"); return timer_r_; }                               \
     TIMER_LK_ND_##lk int name##_reschedule(name *timer_c_, int64_t timer_expire_, type *timer_item_)                  \
@@ -852,7 +904,9 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -877,6 +931,10 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
  * earliest < 0 or latest < earliest; for reschedule_near expire or slack
  * < 0), -EBUSY (insert of a pending or due item).
+ * What a caller may drop with (void): reschedule, reschedule_range and
+ * reschedule_near cannot fail for a valid item (idle, due, or pending in
+ * this set) and times >= 0 (latest >= earliest): they return 0; reserve
+ * returns 0; insert of an idle item returns 0 (docs/guarantees.md).
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
@@ -890,7 +948,8 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * prototypes alone) in the header every file includes, and
  * TIMER_SET_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
@@ -909,8 +968,12 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  * aborts in builds with asserts (O(log n): the walk from the item to its
  * tree's root), before anything changes; TIMER_DEBUG reports it too; with
  * NDEBUG, such a call through an empty set returns false / -EINVAL and
- * changes nothing. Insert of a due item aborts in builds with asserts
- * (naming reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose
+ * changes nothing. Insert of a linked item that is not pending here
+ * aborts in builds with asserts, naming what it is: due (popped, still in
+ * a result list: use reschedule, or tlist_drain), or linked by something
+ * other than this set (another set; a list that reused the node; a result
+ * list inited again while it held the item: stale); NDEBUG: -EBUSY,
+ * nothing changed. A DEFINE whose
  * member is not a struct timer_set_node, or TIMER_SET_DEFINE with
  * `struct X` or a type named `timer` (timer_set is this header's), fails
  * to compile; the first error names the fix.
@@ -925,8 +988,9 @@ TBITMAP_INLINE_ size_t tbitmap_find_first(const uint64_t *bits, size_t from, siz
  *   idle     parent == 0 and link.next == NULL: a zeroed node
  *   pending  in the tree: `parent` holds the parent's address with the
  *            colour in bit 0 and TIMER_SET_IN_TREE_ in bit 1, so it is never 0
- *   due      parent == 0 and the link (overlaying the child pointers) is in a
- *            result list; expire keeps the expiry */
+ *   due      parent == 0, the link (overlaying the child pointers) in a
+ *            result list, and expire holding ~expiry (< 0): the mark that
+ *            tells a popped node from one another list linked (v2.4) */
 struct timer_set_node {
     union {
         struct timer_set_node *child[2];    /* [0] earlier, [1] later */
@@ -1006,12 +1070,14 @@ TIMER_INLINE_ bool timer_set_node_pending(const struct timer_set_node *n)
 
 TIMER_INLINE_ bool timer_set_node_due(const struct timer_set_node *n)
 {
-    return n != NULL && n->parent == 0 && n->u.link.next != NULL;
+    return n != NULL && n->parent == 0 && n->u.link.next != NULL && n->expire < 0;
 }
 
 TIMER_INLINE_ int64_t timer_set_node_expire(const struct timer_set_node *n)
 {
-    return n != NULL ? n->expire : TIMER_NEVER;
+    if (n == NULL)
+        return TIMER_NEVER;
+    return n->expire < 0 ? ~n->expire : n->expire;
 }
 
 /* The two state changes, each in one place (the node is out of the tree). */
@@ -1026,6 +1092,7 @@ TIMER_INLINE_ void timer_set_make_idle_(struct timer_set_node *n)
 TIMER_INLINE_ void timer_set_make_due_(struct timer_set_node *n, struct tlist *out)
 {
     n->parent = 0;
+    n->expire = ~n->expire;
     n->u.link.next = NULL;
     tlist_push_back_(out, &n->u.link);
 }
@@ -1251,15 +1318,25 @@ TIMER_INLINE_ int timer_set_insert(struct timer_set *s, int64_t expire, struct t
     return 0;
 }
 
-/* False only when n is pending in another tree: its root is not s's.
- * O(log n): remove and reschedule assert it, TIMER_DEBUG checks it first. */
+/* False only when n is pending in another tree: its root is not s's, or
+ * no root is reached within 128 levels (no red-black tree is that tall:
+ * its height is at most 2 log2(n + 1), and fewer than 2^64 nodes fit), so
+ * parent links that lead nowhere end the walk too. O(log n): remove and
+ * reschedule assert it, insert checks a linked node with it (builds with
+ * asserts), TIMER_DEBUG checks it first. */
 TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer_set_node *n)
 {
+    int up = 128;
     if (!timer_set_node_pending(n))
         return true;
-    while (timer_set_parent_(n) != NULL)
+    while (timer_set_parent_(n) != NULL && up-- > 0)
         n = timer_set_parent_(n);
     return n == s->root;
+}
+
+TIMER_INLINE_ bool timer_set_may_hold_(const struct timer_set *s, const struct timer_set_node *n)
+{
+    return timer_set_owns_(s, n);
 }
 
 /* Make a pending or due node idle; false if it already was, or if it is
@@ -1515,7 +1592,9 @@ TIMER_FUNCTIONS_END_
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -1543,6 +1622,11 @@ TIMER_FUNCTIONS_END_
  * not grow: insert, or reschedule of an idle or due item). Reschedule of a
  * pending item never allocates, so it never fails with -ENOMEM; after
  * reserve(n), inserts cannot fail while at most n items are pending.
+ * What a caller may drop with (void): for an item pending in this heap and
+ * times >= 0 (latest >= earliest), reschedule, reschedule_range and
+ * reschedule_near return 0; after reserve(n) returned 0, and while at most
+ * n items are pending, so do insert of an idle item and reschedule of any
+ * (docs/guarantees.md).
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
@@ -1556,7 +1640,8 @@ TIMER_FUNCTIONS_END_
  * prototypes alone) in the header every file includes, and
  * TIMER_HEAP_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither
@@ -1596,11 +1681,15 @@ TIMER_FUNCTIONS_END_
  * remove() or reschedule() with a heap other than the one holding the item
  * aborts in builds with asserts (O(1): the item's stored index), before
  * anything changes; TIMER_DEBUG reports it too; with NDEBUG the same
- * check returns false / -EINVAL and changes nothing. Insert of a due item
- * aborts in builds with asserts (naming reschedule and tlist_drain);
- * NDEBUG: -EBUSY. A DEFINE whose member is not a struct timer_heap_node,
- * or TIMER_HEAP_DEFINE with `struct X` or a type named `timer` (timer_heap
- * is this header's), fails to compile; the first error names the fix.
+ * check returns false / -EINVAL and changes nothing. Insert of a linked
+ * item that is not pending here aborts in builds with asserts, naming what
+ * it is: due (popped, still in a result list: use reschedule, or
+ * tlist_drain), or linked by something other than this heap (another heap;
+ * a list that reused the node; a result list inited again while it held
+ * the item: stale); NDEBUG: -EBUSY, nothing changed. A DEFINE whose member
+ * is not a struct timer_heap_node, or TIMER_HEAP_DEFINE with `struct X` or
+ * a type named `timer` (timer_heap is this header's), fails to compile;
+ * the first error names the fix.
  */
 
 
@@ -1939,10 +2028,16 @@ TIMER_INLINE_ bool timer_heap_holds_(const struct timer_heap *h, const struct ti
     return n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n;
 }
 
-/* False only when n is pending in another heap (TIMER_DEBUG checks it first). */
+/* False only when n is pending in another heap (TIMER_DEBUG checks it
+ * first; insert checks a linked node with it, in builds with asserts). */
 TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
 {
     return !timer_heap_node_pending(n) || timer_heap_holds_(h, n);
+}
+
+TIMER_INLINE_ bool timer_heap_may_hold_(const struct timer_heap *h, const struct timer_heap_node *n)
+{
+    return timer_heap_owns_(h, n);
 }
 
 TIMER_INLINE_ int timer_heap_insert(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)
@@ -2179,7 +2274,9 @@ TIMER_FUNCTIONS_END_
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry; TIMER_NEVER if empty
@@ -2205,6 +2302,10 @@ TIMER_FUNCTIONS_END_
  * earliest < 0 or latest < earliest; for reschedule_near expire or slack
  * < 0), -EBUSY (insert of a pending or due item). Valid times are 0 ..
  * INT64_MAX, in any unit.
+ * What a caller may drop with (void): reschedule, reschedule_range and
+ * reschedule_near cannot fail for a valid item (idle, due, or pending in
+ * this wheel) and times >= 0 (latest >= earliest): they return 0; reserve
+ * returns 0; insert of an idle item returns 0 (docs/guarantees.md).
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
@@ -2220,7 +2321,8 @@ TIMER_FUNCTIONS_END_
  * prototypes alone) in the header every file includes, and
  * TIMER_WHEEL_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * How it works. Time is split into 6-bit groups; an item is filed by the
  * highest group in which its expiry differs from the wheel's clock
@@ -2305,8 +2407,12 @@ TIMER_FUNCTIONS_END_
  * count would go wrong. TIMER_DEBUG walks the whole list and always tells.
  * With NDEBUG such a call returns false / -EINVAL and changes nothing when
  * this wheel is empty or the item is alone in a list that is not this
- * wheel's. Insert of a due item aborts in builds with asserts (naming
- * reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose member is
+ * wheel's. Insert of a linked item that is not pending here aborts in
+ * builds with asserts, naming what it is: due (popped, still in a result
+ * list: use reschedule, or tlist_drain), or linked by something other than
+ * this wheel (another wheel, as the 8-link walk tells; a list that reused
+ * the node; a result list inited again while it held the item: stale);
+ * NDEBUG: -EBUSY, nothing changed. A DEFINE whose member is
  * not a struct timer_wheel_node, or TIMER_WHEEL_DEFINE with `struct X` or
  * a type named `timer` (timer_wheel is this header's), fails to compile;
  * the first error names the fix.
@@ -3005,6 +3111,13 @@ TIMER_INLINE_ bool timer_wheel_holds_(const struct timer_wheel *w, const struct 
 TIMER_INLINE_ bool timer_wheel_owns_(const struct timer_wheel *w, const struct timer_wheel_node *n)
 {
     return timer_wheel_holds_(w, n, SIZE_MAX);
+}
+
+/* insert's check of a linked node (builds with asserts): the 8-link walk */
+TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w,
+                                         const struct timer_wheel_node *n)
+{
+    return timer_wheel_holds_(w, n, 7);
 }
 
 /* Take a pending node out of its list (the count and the node's own state

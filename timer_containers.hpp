@@ -43,9 +43,10 @@
  *   const char *check() const;          O(n) self-check: nullptr, or what is broken
  *   static bool pending(const T &), due(const T &);  static int64_t expire(const T &);
  *   static T *entry(struct tlist *link);   the item of a C result list's link
- * TIMER_NODISCARD ([[nodiscard]] in C++17 and up, gcc's and clang's
- * warn_unused_result in C++11 and 14) marks every call whose result reports
- * an error (insert, the reschedules, reserve, check, put_back) and pop.
+ * TIMER_NODISCARD ([[nodiscard]] in C++17 and up, and with g++ in C++11 and
+ * 14 too; clang's warn_unused_result there: forms a (void) cast silences)
+ * marks every call whose result reports an error (insert, the reschedules,
+ * reserve, check, put_back) and pop.
  * Not copyable, not movable: a wheel's list heads live inside it (its items
  * link to them), and ranges, events and clocked adaptors hold a container's
  * address; all three kinds alike, so that switching kinds changes nothing
@@ -166,10 +167,11 @@
 #include <type_traits>
 #include <utility>
 
-/* [[nodiscard]] in C++17, gcc's and clang's warn_unused_result in C++11 and
- * 14, where a dropped result (an insert that failed, a pop whose range no
- * loop takes) is otherwise silent; TIMER_NODISCARD (list.h) decides, and
- * defined empty before including turns both off. */
+/* [[nodiscard]] in C++17 (and with g++ before it), clang's
+ * warn_unused_result in C++11 and 14, where a dropped result (an insert that
+ * failed, a pop whose range no loop takes) is otherwise silent;
+ * TIMER_NODISCARD (list.h) decides, and defined empty before including
+ * turns both off. */
 #define TIMER_CXX_NODISCARD_ TIMER_NODISCARD
 /* The calls that only forward to the C wrappers are forced inline: left to
  * the inliner, the extra layer changes its choices (gcc then leaves the
@@ -782,7 +784,11 @@ public:
 
     explicit events(int64_t now = 0) : base(now) {}
 
-    TIMER_CXX_NODISCARD_ int insert(int64_t when, value_type &ev) { return own(ev, base::insert(when, ev)); }
+    TIMER_CXX_NODISCARD_ int insert(int64_t when, value_type &ev)
+    {
+        /* armed by another container: refused, as C's insert would (which also aborts) */
+        return elsewhere(ev) ? -EBUSY : own(ev, base::insert(when, ev));
+    }
     TIMER_CXX_NODISCARD_ int reschedule(int64_t when, value_type &ev)
     {
         return elsewhere(ev) ? -EINVAL : own(ev, base::reschedule(when, ev));

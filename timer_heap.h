@@ -29,7 +29,9 @@
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -57,6 +59,11 @@
  * not grow: insert, or reschedule of an idle or due item). Reschedule of a
  * pending item never allocates, so it never fails with -ENOMEM; after
  * reserve(n), inserts cannot fail while at most n items are pending.
+ * What a caller may drop with (void): for an item pending in this heap and
+ * times >= 0 (latest >= earliest), reschedule, reschedule_range and
+ * reschedule_near return 0; after reserve(n) returned 0, and while at most
+ * n items are pending, so do insert of an idle item and reschedule of any
+ * (docs/guarantees.md).
  *
  * Types without functions: TIMER_HEAP_DEFINE(_NAMED) is
  * TIMER_HEAP_DEFINE_TYPE(name) followed by TIMER_HEAP_DEFINE_FUNCTIONS(name,
@@ -70,7 +77,8 @@
  * prototypes alone) in the header every file includes, and
  * TIMER_HEAP_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * Options (define before including):
  *   TIMER_HEAP_REALLOC(ptr, bytes)   default realloc  } both or neither
@@ -110,11 +118,15 @@
  * remove() or reschedule() with a heap other than the one holding the item
  * aborts in builds with asserts (O(1): the item's stored index), before
  * anything changes; TIMER_DEBUG reports it too; with NDEBUG the same
- * check returns false / -EINVAL and changes nothing. Insert of a due item
- * aborts in builds with asserts (naming reschedule and tlist_drain);
- * NDEBUG: -EBUSY. A DEFINE whose member is not a struct timer_heap_node,
- * or TIMER_HEAP_DEFINE with `struct X` or a type named `timer` (timer_heap
- * is this header's), fails to compile; the first error names the fix.
+ * check returns false / -EINVAL and changes nothing. Insert of a linked
+ * item that is not pending here aborts in builds with asserts, naming what
+ * it is: due (popped, still in a result list: use reschedule, or
+ * tlist_drain), or linked by something other than this heap (another heap;
+ * a list that reused the node; a result list inited again while it held
+ * the item: stale); NDEBUG: -EBUSY, nothing changed. A DEFINE whose member
+ * is not a struct timer_heap_node, or TIMER_HEAP_DEFINE with `struct X` or
+ * a type named `timer` (timer_heap is this header's), fails to compile;
+ * the first error names the fix.
  */
 
 #include "list.h"   /* first: it stops a header of another version */
@@ -454,10 +466,16 @@ TIMER_INLINE_ bool timer_heap_holds_(const struct timer_heap *h, const struct ti
     return n->u.heap.pos - 1 < h->count && h->a[n->u.heap.pos - 1].node == n;
 }
 
-/* False only when n is pending in another heap (TIMER_DEBUG checks it first). */
+/* False only when n is pending in another heap (TIMER_DEBUG checks it
+ * first; insert checks a linked node with it, in builds with asserts). */
 TIMER_INLINE_ bool timer_heap_owns_(const struct timer_heap *h, const struct timer_heap_node *n)
 {
     return !timer_heap_node_pending(n) || timer_heap_holds_(h, n);
+}
+
+TIMER_INLINE_ bool timer_heap_may_hold_(const struct timer_heap *h, const struct timer_heap_node *n)
+{
+    return timer_heap_owns_(h, n);
 }
 
 TIMER_INLINE_ int timer_heap_insert(struct timer_heap *h, int64_t expire, struct timer_heap_node *n)

@@ -28,7 +28,9 @@
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items, in order
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry, TIMER_NEVER if empty
@@ -53,6 +55,10 @@
  * Errors change nothing: -EINVAL (item NULL, expire < 0; for reschedule_range
  * earliest < 0 or latest < earliest; for reschedule_near expire or slack
  * < 0), -EBUSY (insert of a pending or due item).
+ * What a caller may drop with (void): reschedule, reschedule_range and
+ * reschedule_near cannot fail for a valid item (idle, due, or pending in
+ * this set) and times >= 0 (latest >= earliest): they return 0; reserve
+ * returns 0; insert of an idle item returns 0 (docs/guarantees.md).
  *
  * Types without functions: TIMER_SET_DEFINE(_NAMED) is
  * TIMER_SET_DEFINE_TYPE(name) followed by TIMER_SET_DEFINE_FUNCTIONS(name,
@@ -66,7 +72,8 @@
  * prototypes alone) in the header every file includes, and
  * TIMER_SET_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * Order: items are kept by (expiry, arrival); an equal expiry goes after
  * those already there, so pop delivers in non-decreasing expiry order and
@@ -85,8 +92,12 @@
  * aborts in builds with asserts (O(log n): the walk from the item to its
  * tree's root), before anything changes; TIMER_DEBUG reports it too; with
  * NDEBUG, such a call through an empty set returns false / -EINVAL and
- * changes nothing. Insert of a due item aborts in builds with asserts
- * (naming reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose
+ * changes nothing. Insert of a linked item that is not pending here
+ * aborts in builds with asserts, naming what it is: due (popped, still in
+ * a result list: use reschedule, or tlist_drain), or linked by something
+ * other than this set (another set; a list that reused the node; a result
+ * list inited again while it held the item: stale); NDEBUG: -EBUSY,
+ * nothing changed. A DEFINE whose
  * member is not a struct timer_set_node, or TIMER_SET_DEFINE with
  * `struct X` or a type named `timer` (timer_set is this header's), fails
  * to compile; the first error names the fix.
@@ -102,8 +113,9 @@
  *   idle     parent == 0 and link.next == NULL: a zeroed node
  *   pending  in the tree: `parent` holds the parent's address with the
  *            colour in bit 0 and TIMER_SET_IN_TREE_ in bit 1, so it is never 0
- *   due      parent == 0 and the link (overlaying the child pointers) is in a
- *            result list; expire keeps the expiry */
+ *   due      parent == 0, the link (overlaying the child pointers) in a
+ *            result list, and expire holding ~expiry (< 0): the mark that
+ *            tells a popped node from one another list linked (v2.4) */
 struct timer_set_node {
     union {
         struct timer_set_node *child[2];    /* [0] earlier, [1] later */
@@ -183,12 +195,14 @@ TIMER_INLINE_ bool timer_set_node_pending(const struct timer_set_node *n)
 
 TIMER_INLINE_ bool timer_set_node_due(const struct timer_set_node *n)
 {
-    return n != NULL && n->parent == 0 && n->u.link.next != NULL;
+    return n != NULL && n->parent == 0 && n->u.link.next != NULL && n->expire < 0;
 }
 
 TIMER_INLINE_ int64_t timer_set_node_expire(const struct timer_set_node *n)
 {
-    return n != NULL ? n->expire : TIMER_NEVER;
+    if (n == NULL)
+        return TIMER_NEVER;
+    return n->expire < 0 ? ~n->expire : n->expire;
 }
 
 /* The two state changes, each in one place (the node is out of the tree). */
@@ -203,6 +217,7 @@ TIMER_INLINE_ void timer_set_make_idle_(struct timer_set_node *n)
 TIMER_INLINE_ void timer_set_make_due_(struct timer_set_node *n, struct tlist *out)
 {
     n->parent = 0;
+    n->expire = ~n->expire;
     n->u.link.next = NULL;
     tlist_push_back_(out, &n->u.link);
 }
@@ -428,15 +443,25 @@ TIMER_INLINE_ int timer_set_insert(struct timer_set *s, int64_t expire, struct t
     return 0;
 }
 
-/* False only when n is pending in another tree: its root is not s's.
- * O(log n): remove and reschedule assert it, TIMER_DEBUG checks it first. */
+/* False only when n is pending in another tree: its root is not s's, or
+ * no root is reached within 128 levels (no red-black tree is that tall:
+ * its height is at most 2 log2(n + 1), and fewer than 2^64 nodes fit), so
+ * parent links that lead nowhere end the walk too. O(log n): remove and
+ * reschedule assert it, insert checks a linked node with it (builds with
+ * asserts), TIMER_DEBUG checks it first. */
 TIMER_INLINE_ bool timer_set_owns_(const struct timer_set *s, const struct timer_set_node *n)
 {
+    int up = 128;
     if (!timer_set_node_pending(n))
         return true;
-    while (timer_set_parent_(n) != NULL)
+    while (timer_set_parent_(n) != NULL && up-- > 0)
         n = timer_set_parent_(n);
     return n == s->root;
+}
+
+TIMER_INLINE_ bool timer_set_may_hold_(const struct timer_set *s, const struct timer_set_node *n)
+{
+    return timer_set_owns_(s, n);
 }
 
 /* Make a pending or due node idle; false if it already was, or if it is

@@ -31,7 +31,9 @@
  *   int     NAME_reschedule_near(NAME *c, int64_t expire, int64_t slack, TYPE *item);
  *                                                pending within slack of expire (both ends
  *                                                included): 0, no change; else
- *                                                reschedule(c, expire, item) (nginx's rule)
+ *                                                reschedule(c, expire, item). A strict rule,
+ *                                                "keep if less than d away", is slack d - 1
+ *                                                in integer time: nginx's < 300 ms is 299
  *   bool    NAME_remove(NAME *c, TYPE *item);    pending/due -> idle; false if idle
  *   size_t  NAME_pop(NAME *c, int64_t now, struct tlist *out);  append due items to out
  *   int64_t NAME_next_expiry(const NAME *c);     exact earliest expiry; TIMER_NEVER if empty
@@ -57,6 +59,10 @@
  * earliest < 0 or latest < earliest; for reschedule_near expire or slack
  * < 0), -EBUSY (insert of a pending or due item). Valid times are 0 ..
  * INT64_MAX, in any unit.
+ * What a caller may drop with (void): reschedule, reschedule_range and
+ * reschedule_near cannot fail for a valid item (idle, due, or pending in
+ * this wheel) and times >= 0 (latest >= earliest): they return 0; reserve
+ * returns 0; insert of an idle item returns 0 (docs/guarantees.md).
  *
  * Types without functions: TIMER_WHEEL_DEFINE(_NAMED) is
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
@@ -72,7 +78,8 @@
  * prototypes alone) in the header every file includes, and
  * TIMER_WHEEL_IMPLEMENT(name, type, member) in one .c file after it: the same
  * functions, external (docs/big-programs.md). The results of insert, the
- * reschedules, reserve and check are TIMER_NODISCARD (list.h).
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
  *
  * How it works. Time is split into 6-bit groups; an item is filed by the
  * highest group in which its expiry differs from the wheel's clock
@@ -157,8 +164,12 @@
  * count would go wrong. TIMER_DEBUG walks the whole list and always tells.
  * With NDEBUG such a call returns false / -EINVAL and changes nothing when
  * this wheel is empty or the item is alone in a list that is not this
- * wheel's. Insert of a due item aborts in builds with asserts (naming
- * reschedule and tlist_drain); NDEBUG: -EBUSY. A DEFINE whose member is
+ * wheel's. Insert of a linked item that is not pending here aborts in
+ * builds with asserts, naming what it is: due (popped, still in a result
+ * list: use reschedule, or tlist_drain), or linked by something other than
+ * this wheel (another wheel, as the 8-link walk tells; a list that reused
+ * the node; a result list inited again while it held the item: stale);
+ * NDEBUG: -EBUSY, nothing changed. A DEFINE whose member is
  * not a struct timer_wheel_node, or TIMER_WHEEL_DEFINE with `struct X` or
  * a type named `timer` (timer_wheel is this header's), fails to compile;
  * the first error names the fix.
@@ -859,6 +870,13 @@ TIMER_INLINE_ bool timer_wheel_holds_(const struct timer_wheel *w, const struct 
 TIMER_INLINE_ bool timer_wheel_owns_(const struct timer_wheel *w, const struct timer_wheel_node *n)
 {
     return timer_wheel_holds_(w, n, SIZE_MAX);
+}
+
+/* insert's check of a linked node (builds with asserts): the 8-link walk */
+TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w,
+                                         const struct timer_wheel_node *n)
+{
+    return timer_wheel_holds_(w, n, 7);
 }
 
 /* Take a pending node out of its list (the count and the node's own state

@@ -19,6 +19,12 @@
  *   - insert() of a due item: aborts naming reschedule and tlist_drain, or
  *     (-DNDEBUG) returns -EBUSY with nothing changed; -EBUSY for a pending
  *     item is silent in every build;
+ *   - insert() of an item whose links are not this container's (v2.4): one
+ *     pending in another container of the kind (also through an empty
+ *     one), one that another list took (idle, then pushed on a list of the
+ *     program's), one left in a result list that was inited again while it
+ *     held it (stale): aborts saying so, not that the item is due, or
+ *     (-DNDEBUG) returns -EBUSY with nothing changed;
  *   - tlist_foreach bodies (v2.2): reschedule, remove, insert and "free"
  *     (remove, then the bytes scribbled over as an allocator would) of the
  *     current item, the previous one, the next one, and one further back
@@ -29,6 +35,9 @@
  *     after the next call names what is broken;
  * and a control case: correct use aborts nothing (the randomised test also
  * runs in the TIMER_DEBUG build: see the suite).
+ *
+ * `debug_KIND CASE` runs one case in this process, with no handler of its
+ * own, so that test/run.sh's expect_abort sees the abort and its message.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
@@ -56,6 +65,12 @@
 #define DBG_ABORT(msg) 42, msg
 #endif
 
+/* What the abort says about an insert of an item linked elsewhere (v2.4). */
+#define DBG_LINKED_ELSEWHERE                                                              \
+    "tc_insert: the item's links are not this container's (it is pending in another one, " \
+    "or another list reused its node, or its links are stale): insert arms nothing "       \
+    "(-EBUSY); take it out of that list, or zero the node if nothing links it any more"
+
 /* Which foreign calls a -DNDEBUG build can tell in O(1): the heap always
  * (the stored position), the wheel when the item is alone in its list, any
  * kind through an empty container. */
@@ -74,12 +89,15 @@ static tc dbg_a, dbg_b;
 static titem *dbg_item, *dbg_other;
 static size_t dbg_size_a, dbg_size_b;
 static struct tlist dbg_out;
+static bool dbg_direct;   /* one case run in this process: no SIGABRT handler */
+static bool dbg_unarmed;  /* the case leaves the item neither pending nor due */
 
 /* Both containers as they were, and the item pending (or due) still? */
 static bool dbg_same(void)
 {
     return tc_size(&dbg_a) == dbg_size_a && tc_size(&dbg_b) == dbg_size_b &&
-           (tc_pending(dbg_item) || tc_due(dbg_item)) && tc_check(&dbg_a) == NULL && tc_check(&dbg_b) == NULL;
+           (dbg_unarmed || tc_pending(dbg_item) || tc_due(dbg_item)) && tc_check(&dbg_a) == NULL &&
+           tc_check(&dbg_b) == NULL;
 }
 
 /* In the child, on abort(): was anything changed? */
@@ -115,7 +133,8 @@ static void dbg_setup(bool a_empty)
         dbg_ok(tc_insert(&dbg_a, 4000, dbg_other));
     dbg_size_a = tc_size(&dbg_a);
     dbg_size_b = tc_size(&dbg_b);
-    signal(SIGABRT, dbg_on_abort);
+    if (!dbg_direct)
+        signal(SIGABRT, dbg_on_abort);
 }
 
 static void case_remove_foreign(int a_empty)
@@ -169,6 +188,42 @@ static void case_insert_busy(int due)
         dbg_size_b = tc_size(&dbg_b);
     }
     dbg_returned(tc_insert(&dbg_b, 7000, dbg_item) == -EBUSY && (due ? tc_due(dbg_item) : tc_pending(dbg_item)));
+}
+
+/* insert() of an item pending in another container (b holds it; a is
+ * empty when a_empty): its links are not a's, and an abort must say that,
+ * not "due" (2.3: -EBUSY without a word, in every build). */
+static void case_insert_foreign(int a_empty)
+{
+    dbg_setup(a_empty != 0);
+    dbg_returned(tc_insert(&dbg_a, 7000, dbg_item) == -EBUSY && tc_pending(dbg_item));
+}
+
+/* insert() of an idle item whose node another list took (a program's own
+ * queue that reuses the node's memory; 2.3's set called it due, the heap
+ * and the wheel said nothing). A plain struct tlist list stands for it. */
+static void case_insert_reused(int unused)
+{
+    static struct tlist theirs;
+    titem *item = th_new_item(3);
+    (void)unused;
+    dbg_setup(false);
+    dbg_item = item;
+    dbg_unarmed = true;
+    tlist_push_back(&theirs, (struct tlist *)(void *)&item->node);
+    dbg_returned(tc_insert(&dbg_b, 7000, item) == -EBUSY && tlist_size(&theirs) == 1);
+}
+
+/* insert() of an item left in a result list that was inited again while it
+ * held it: the item is marked due, but its list no longer holds it. */
+static void case_insert_stale(int unused)
+{
+    (void)unused;
+    dbg_setup(false);
+    tc_pop(&dbg_b, 5000, &dbg_out);
+    tlist_init(&dbg_out); /* the misuse: the list forgets its items */
+    dbg_size_b = tc_size(&dbg_b);
+    dbg_returned(tc_insert(&dbg_b, 7000, dbg_item) == -EBUSY && tc_due(dbg_item));
 }
 
 /* tlist_foreach over six due items (ids 0-5); at item 2 the body does OP
@@ -338,7 +393,7 @@ static int dbg_run(const struct dbg_case *c)
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     static const struct dbg_case cases[] = {
 #if DBG_TELLS_ALONE
@@ -355,6 +410,10 @@ int main(void)
           DBG_ABORT("tc_insert: the item is due (popped, still in a result list): re-arm it with tc_reschedule, "
                     "or take each item off the list first (tlist_drain)") },
         { "insert_pending", case_insert_busy, 0, 42, "" },
+        { "insert_foreign", case_insert_foreign, 0, DBG_ABORT(DBG_LINKED_ELSEWHERE) },
+        { "insert_foreign_empty", case_insert_foreign, 1, DBG_ABORT(DBG_LINKED_ELSEWHERE) },
+        { "insert_reused", case_insert_reused, 0, DBG_ABORT(DBG_LINKED_ELSEWHERE) },
+        { "insert_stale", case_insert_stale, 0, DBG_ABORT(DBG_LINKED_ELSEWHERE) },
 #if defined(TIMER_DEBUG)
         { "corrupted_node", case_corrupted, 0, -1, "timer_containers: tc_insert: " },
 #endif
@@ -365,6 +424,14 @@ int main(void)
     size_t i;
     int failed = 0, n = 0;
 
+    if (argc > 1) { /* one case, here: its abort is this process's */
+        dbg_direct = true;
+        for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            if (strcmp(argv[1], cases[i].name) == 0)
+                cases[i].run(cases[i].arg);
+        printf("%s: no case ran or it returned\n", argv[1]);
+        return 1;
+    }
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++, n++) {
         struct dbg_case c = cases[i];
         failed += dbg_run(&c);

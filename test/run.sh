@@ -95,6 +95,19 @@ CXX_STRICT="-Wall -Wextra -Wpedantic -Wconversion -Wold-style-cast -Wshadow -Wze
 # nginx's clang flags (its auto/cc/clang: -O, the warnings, -Werror), and
 # -Wcomma: a project that builds with them includes our headers (v2.3)
 NGINX_CLANG="-O -Wall -Wextra -Wpointer-arith -Wconditional-uninitialized -Wzero-as-null-pointer-constant -Wno-unused-parameter -Wcomma -Werror -I.."
+# nginx's gcc flags (its auto/cc/gcc; -Werror is its default) (v2.4)
+NGINX_GCC="-pipe -O -W -Wall -Wpointer-arith -Wno-unused-parameter -Werror -g -I.."
+# libevent's warnings, made errors by EVENT__ENABLE_GCC_WARNINGS (--enable-gcc-warnings):
+# its CMakeLists.txt's and configure.ac's lists, split into what C and C++ take, what C
+# alone takes, and what gcc alone knows (v2.4)
+LIBEVENT_WARN="-O2 -Wall -W -Wextra -Wno-unused-parameter -Wstrict-aliasing -fno-strict-aliasing"
+LIBEVENT_WARN="$LIBEVENT_WARN -Winit-self -Wmissing-field-initializers -Waddress -Wwrite-strings"
+LIBEVENT_WARN="$LIBEVENT_WARN -Wfloat-equal -Wundef -Wpointer-arith -Wredundant-decls"
+LIBEVENT_WARN="$LIBEVENT_WARN -Wchar-subscripts -Wcomment -Wformat -Wmissing-declarations"
+LIBEVENT_WARN="$LIBEVENT_WARN -Wswitch-enum -Werror -I.."
+LIBEVENT_C="-Wstrict-prototypes -Wmissing-prototypes -Wdeclaration-after-statement"
+LIBEVENT_C="$LIBEVENT_C -Wnested-externs -Wbad-function-cast"
+LIBEVENT_GCC_C="-Wnormalized=id -Woverride-init -Wlogical-op"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 # abort_on_error: th_on_abort then prints the failing step after the report
 ASAN_OPTIONS=abort_on_error=1
@@ -331,6 +344,25 @@ registry() {
         t debug.build.fuzz.$k       check -  build debug/fuzz_$k "$CC" $C99 -O1 -g -DTIMER_DEBUG -DTK_$(upper $k) fuzz.c
         t debug.fuzz.$k             check debug.build.fuzz.$k  "$B/debug/fuzz_$k" "$SEED" 200000
     done
+    # v2.4: insert of an item whose links are not this container's says so,
+    # in the words below, not that the item is due: one pending in another
+    # container of its kind, one another list took (idle, then pushed on a
+    # list of the program's), one a result list inited again left stale. A
+    # due one is still named due. (One case of the asserts build each, run
+    # alone: `debug_KIND CASE`.)
+    ins_other="timer_containers: tc_insert: the item's links are not this container's (it is"
+    ins_other="$ins_other pending in another one, or another list reused its node, or its links"
+    ins_other="$ins_other are stale): insert arms nothing (-EBUSY); take it out of that list, or"
+    ins_other="$ins_other zero the node if nothing links it any more"
+    ins_due="timer_containers: tc_insert: the item is due (popped, still in a result list):"
+    ins_due="$ins_due re-arm it with tc_reschedule, or take each item off the list first"
+    ins_due="$ins_due (tlist_drain)"
+    for k in $ALL_KINDS; do
+        for c in insert_foreign insert_reused insert_stale insert_due; do
+            if [ $c = insert_due ]; then ins_msg=$ins_due; else ins_msg=$ins_other; fi
+            t asserts.$c.$k     test asserts.$k  expect_abort "$ins_msg" "$B/debug/asserts_$k" $c
+        done
+    done
 
     # v2.2: a DEFINE that cannot work stops at compile time, its first error
     # naming the fix: the node type the member must be, or the _NAMED form.
@@ -359,10 +391,18 @@ registry() {
     # DEFINE in each against DECLARE + one IMPLEMENT (docs/big-programs.md)
     t declare.text-size             check -  env CC="$CC" sh declare/text_size.sh "$B/declare/text-size"
 
-    # v2.3: a dropped result that reports an error warns, in C and C++.
+    # v2.3: a dropped result that reports an error warns, in C and C++;
+    # v2.4: and a (void) cast is all it takes to drop one, under nginx's and
+    # libevent's -Werror flags.
     t nodiscard.gcc                 test  -  nodiscard gcc
+    # (make test: gcc at C11, nginx's default, and C++11, the modes where
+    # gcc takes [[nodiscard]] as an extension: its builds take half a second
+    # each; make check: every mode)
+    t nodiscard.void-casts.gcc      test  -  void_casts gcc c11 c++11
+    t nodiscard.void-casts.gcc-all  check -  void_casts gcc
     needs nodiscard.clang "clang not installed" have clang
     t nodiscard.clang               check -  nodiscard clang
+    t nodiscard.void-casts.clang    test  -  void_casts clang
     needs -
 
     # v2.2: two versions in one translation unit stop at the second's first
@@ -638,8 +678,8 @@ nodiscard() {
         # shellcheck disable=SC2086
         $nd_case -Wall -Wextra -Werror -I.. $nd_only "$nd_src" >"$T_OUT.out" 2>&1 &&
             { echo "$nd_case: $nd_src compiled"; return 1; }
-        nd_got=$(sed -n "s|^$nd_src:\([0-9]*\):[0-9]*: error: .*unused.result.*|\1|p" "$T_OUT.out" | sort -un | tr '\n' ' ')
-        nd_want=$(grep -nE '(/[*]|//) MISTAKE' "$nd_src" | cut -d: -f1 | tr '\n' ' ')
+        nd_got=$(unused_results "$nd_src" "$T_OUT.out")
+        nd_want=$(marked_lines "$nd_src" MISTAKE)
         echo "$nd_case: unused-result errors at lines $nd_got"
         [ "$nd_got" = "$nd_want" ] || { cat "$T_OUT.out"; echo "  want lines $nd_want"; return 1; }
         case $nd_case in *c99* | *c++11*)
@@ -647,6 +687,54 @@ nodiscard() {
             $nd_case -Wall -Wextra -Werror -DTIMER_NODISCARD= -I.. $nd_only "$nd_src" ||
                 { echo "  with TIMER_NODISCARD empty it does not compile"; return 1; } ;;
         esac
+    done
+}
+
+# unused_results SRC LOG: the lines of SRC that LOG (a compiler's output)
+# has an unused-result error at, in order, one each, space-separated.
+unused_results() {
+    sed -n "s|^$1:\([0-9]*\):[0-9]*: error: .*unused.result.*|\1|p" "$2" | sort -un | tr '\n' ' '
+}
+
+# marked_lines SRC MARK: the lines of SRC with the comment MARK on them.
+marked_lines() {
+    grep -nE "(/[*]|//) $2" "$1" | cut -d: -f1 | tr '\n' ' '
+}
+
+# void_casts COMPILER [STD...] (v2.4): nodiscard/void_casts.c, the (void)
+# casts of an nginx or libevent port before insert, the reschedules and
+# reserve of every kind, compiles clean with nginx's flags (NGINX_GCC or
+# NGINX_CLANG) and libevent's (LIBEVENT_*), as each STD (default: C99, C11,
+# C2x, C++11 and C++17; C++ with the flags it takes). Without the casts
+# (-DVC_CAST=) every line marked DROPPED, and no other, is an unused-result
+# error under nginx's flags: the mark is there, and (void) silences it.
+void_casts() {
+    vc_c=$1
+    shift
+    vc_src=nodiscard/void_casts.c
+    # gcc warns of an unused result as it generates code, clang in its front end
+    case $vc_c in
+    gcc) vc_nginx=$NGINX_GCC vc_only="-c -o /dev/null" ;;
+    *) vc_nginx=$NGINX_CLANG vc_only=-fsyntax-only ;;
+    esac
+    vc_want=$(marked_lines $vc_src DROPPED)
+    for vc_std in ${*:-c99 c11 c2x c++11 c++17}; do
+        case $vc_c.$vc_std in
+        *.c++*) vc_cc="${vc_c%cc}++ -x c++" vc_libevent=$LIBEVENT_WARN ;;
+        gcc.*) vc_cc="gcc -x c" vc_libevent="$LIBEVENT_WARN $LIBEVENT_C $LIBEVENT_GCC_C" ;;
+        *) vc_cc="$vc_c -x c" vc_libevent="$LIBEVENT_WARN $LIBEVENT_C" ;;
+        esac
+        for vc_flags in "$vc_nginx" "$vc_libevent"; do
+            echo "$vc_cc -std=$vc_std $vc_flags: clean"
+            # shellcheck disable=SC2086 # the words are the compiler and its flags
+            $vc_cc -std=$vc_std $vc_flags $vc_only $vc_src || return 1
+        done
+        # shellcheck disable=SC2086
+        $vc_cc -std=$vc_std $vc_nginx -DVC_CAST= $vc_only $vc_src >"$T_OUT.out" 2>&1 &&
+            { echo "$vc_cc -std=$vc_std: without the casts it compiled"; return 1; }
+        vc_got=$(unused_results $vc_src "$T_OUT.out")
+        echo "$vc_cc -std=$vc_std, without the casts: unused-result errors at lines $vc_got"
+        [ "$vc_got" = "$vc_want" ] || { cat "$T_OUT.out"; echo "  want lines $vc_want"; return 1; }
     done
 }
 
