@@ -94,10 +94,10 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_DEFINE_TYPE(name)                                                  \
     typedef struct name {                                                              \
         struct {                                                                       \
+            struct tlist slot[1418]; uint64_t occupied[23];                            \
             int64_t now; uint64_t wake, first; int64_t runs_low, upto;                 \
-            size_t count, changes, base, spent; uint64_t refined[11];                  \
-            unsigned best, owed, state, pad_;                                          \
-            uint64_t occupied[24]; struct tlist slot[1418];                            \
+            size_t count, spent, changes, base; uint64_t refined[11];                  \
+            unsigned best, owed, state;                                                \
         } wheel;                                                                       \
     } name;
 
@@ -150,6 +150,12 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_VISITING_ 4u    /* a visit walks the lists: queries move nothing */
 
 struct TIMER_MAY_ALIAS_ timer_wheel {
+    /* First, so that a slot's address is the wheel's plus 16 times its
+     * index (one add less in every insert and remove). */
+    struct tlist slot[TIMER_WHEEL_NSLOTS];
+    /* Bit i set <=> slot[i] is not empty. A head is initialised when its
+     * bit is set, so init only has to clear 23 words. */
+    uint64_t occupied[23];
     int64_t now;            /* the clock: the latest pop's time (see BACK_) */
     /* A pop before it, and not behind the clock, finds no slot to take or
      * open and no work owed: only run items can be due (pop's fast path). */
@@ -158,30 +164,24 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     int64_t runs_low;       /* a lower bound of every run item (TIMER_NEVER: none) */
     int64_t upto;           /* the best run may hand out up to upto before another */
     size_t count;           /* pending items */
+    size_t spent;           /* steps (moves, links walked) of the current query */
     /* The changes since the previous query are changes - count - base: an
      * insert adds 2 to changes (and 1 to count), any other change 1, and a
      * remove takes 1 from count, so that remove, the cheapest call, writes
      * one counter. A query sets base. */
     size_t changes, base;
-    size_t spent;           /* steps (moves, links walked) of the current query */
     /* By level: the group of which an item went down last (a group that has
      * begun to be refined makes no run: its items there would go first). */
     uint64_t refined[TIMER_WHEEL_LEVELS];
     unsigned best;          /* the run pop hands out from first (its list); NSLOTS: not known */
     unsigned owed;          /* bit l: level l's pending slot holds items, its window open */
     unsigned state;         /* TIMER_WHEEL_BEHIND_, _BACK_, _VISITING_ */
-    unsigned pad_;          /* keeps slot[] at a multiple of a head's size */
-    /* Bit i set <=> slot[i] is not empty. A head is initialised when its
-     * bit is set, so init only has to clear 24 words. */
-    uint64_t occupied[24];
-    struct tlist slot[TIMER_WHEEL_NSLOTS];
 };
 TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
 TIMER_STATIC_CHECK_(timer_wheel_layout_check_,
                     sizeof(timer_wheel_layout_) == sizeof(struct timer_wheel) &&
-                        offsetof(timer_wheel_layout_, wheel.slot) ==
-                            offsetof(struct timer_wheel, slot) &&
-                        offsetof(struct timer_wheel, slot) % sizeof(struct tlist) == 0)
+                        offsetof(timer_wheel_layout_, wheel.state) ==
+                            offsetof(struct timer_wheel, state))
 
 TIMER_FUNCTIONS_BEGIN_
 
@@ -303,10 +303,10 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
     w->runs_low = w->upto = TIMER_NEVER;
     w->count = w->changes = w->base = w->spent = 0;
     w->best = TIMER_WHEEL_NSLOTS;
-    w->owed = w->state = w->pad_ = 0;
+    w->owed = w->state = 0;
     for (l = 0; l < TIMER_WHEEL_LEVELS; l++)
         w->refined[l] = UINT64_MAX;
-    tbitmap_zero(w->occupied, 64 * 24);
+    tbitmap_zero(w->occupied, 64 * 23);
 }
 
 /* ---- lists ------------------------------------------------------------------- */
@@ -493,13 +493,25 @@ TIMER_INLINE_ uint64_t timer_wheel_opens_(size_t i, int64_t start)
 #define timer_wheel_open_(w, l) \
     ((l) == 1 || timer_wheel_digit_(w, (l) - 1) >= TIMER_WHEEL_WINDOW_FROM)
 
+/* Append n to slot i, which held one item: a pending slot whose window is
+ * open owes its items from now on (the next query refines them, paid by
+ * the 8 this change brings). */
+TIMER_NOINLINE_ void timer_wheel_second_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
+{
+    unsigned l = (unsigned)(i >> 7);
+    tlist_splice_range_(&w->slot[i], &n->link, &n->link);
+    if (l != 0 && l < TIMER_WHEEL_LEVELS && i == timer_wheel_pending_(w, l) && timer_wheel_open_(w, l)) {
+        w->owed |= 1u << l;
+        w->wake = (uint64_t)w->now;
+    }
+}
+
 /* File an unlinked node (its expiry set) where insert's fast path does not:
  * in an empty slot, at or behind the clock, or in TIMER_NEVER's window. An
- * item at or behind the clock marks the wheel BEHIND_; one in an empty
- * pending slot whose window is open makes it owed (work for the next query,
- * paid by the 8 its change brings). The first item of any other slot brings
- * wake to the time its window opens (at level 0: its start), and first to
- * its start. */
+ * item at or behind the clock marks the wheel BEHIND_. The first item of
+ * any other slot brings first to its start, and wake to the time its
+ * window opens (at level 0: its start; a pending slot whose window is open
+ * owes nothing for one item, which pop takes where it is). */
 TIMER_NOINLINE_ void timer_wheel_file_slow_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     int64_t e = n->expire, start;
@@ -509,7 +521,10 @@ TIMER_NOINLINE_ void timer_wheel_file_slow_(struct timer_wheel *w, struct timer_
     if (e >= TIMER_WHEEL_TOP && (w->state & TIMER_WHEEL_BACK_) != 0) {
         i = TIMER_WHEEL_WINDOW + (size_t)(e & 63);
     } else if (tbitmap_test(w->occupied, i)) {
-        /* its window is known already, or it is owed, or marked behind */
+        if (timer_wheel_single_(w, i)) {
+            timer_wheel_second_(w, i, n);
+            return;
+        }                                   /* else its window is known, or it is owed */
     } else if (e <= w->now) {
         w->state |= TIMER_WHEEL_BEHIND_;
         w->wake = (uint64_t)w->now;
@@ -517,18 +532,15 @@ TIMER_NOINLINE_ void timer_wheel_file_slow_(struct timer_wheel *w, struct timer_
         start = timer_wheel_slot_start_(w->now, i);
         opens = timer_wheel_opens_(i, start);
         w->first = (uint64_t)start < w->first ? (uint64_t)start : w->first;
-        if (opens <= (uint64_t)w->now) {    /* a pending slot, its window open */
-            w->owed |= 1u << (s / TIMER_WHEEL_BITS);
-            opens = (uint64_t)w->now;
-        }
+        opens = opens > (uint64_t)w->now ? opens : (uint64_t)start;
         w->wake = opens < w->wake ? opens : w->wake;
     }
     timer_wheel_link_(w, i, n);
 }
 
 /* File an unlinked node at `expire`: into its slot when that holds items
- * (nothing else changes: its window is known, or it is pending and owed,
- * or behind the clock and marked), else file_slow_. */
+ * (nothing else changes: its window is known, or it is owed, or it waits
+ * behind the clock, marked), else file_slow_. */
 TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire,
                                      struct timer_wheel_node *n)
 {
@@ -537,10 +549,14 @@ TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire,
     size_t i;
     n->expire = expire;
     if (expire < TIMER_WHEEL_TOP &&
-        tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s)))
-        tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
-    else
+        tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s))) {
+        if (w->slot[i].next != w->slot[i].prev)
+            tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
+        else
+            timer_wheel_second_(w, i, n);
+    } else {
         timer_wheel_file_slow_(w, n);
+    }
 }
 
 TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire,
@@ -671,34 +687,34 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
 TIMER_INLINE_ void timer_wheel_down_(struct timer_wheel *w, unsigned l, struct tlist *pos)
 {
     struct timer_wheel_node *n = timer_wheel_node_of_(pos);
-    timer_wheel_moved_(w);
+    TIMER_WHEEL_ON_MOVE_();
     timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)n->expire >> (TIMER_WHEEL_BITS * (l - 1))) & 127),
                       n);
 }
 
 /* Prepare level l's pending slot P (group g, the one after the clock's) for
  * up to `budget` steps. While nothing of g went down yet, a front of P in
- * expiry order that continues level l's run, or starts one of FEW items or
- * more, or is all of P, is cut onto the run: walked once, never moved
- * (fixed-delay timeouts are inserted in order; 2.1's runs). Otherwise P's
- * items go, front first, to their slots in the second half of level
- * l - 1, which is g's range (refining); one that lands in level l - 1's
- * pending slot (g's first group, when the clock's digit there is 63) is
- * work for that level in turn. */
+ * expiry order of FEW items or more, or that continues level l's run, is
+ * cut onto the run: walked once, never moved (fixed-delay timeouts are
+ * inserted in order; 2.1's runs). Otherwise P's items go, front first, to
+ * their slots in the second half of level l - 1, which is g's range
+ * (refining); one that lands in level l - 1's pending slot (g's first group,
+ * when the clock's digit there is 63) is work for that level in turn. */
 TIMER_NOINLINE_ void timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t budget)
 {
     uint64_t g = timer_wheel_group_(w, l) + 1;
     size_t p = 128 * l + (g & 127), r = TIMER_WHEEL_RUNS + l, k = 0;
-    struct tlist *ph = &w->slot[p], *pos = ph->next, *next, *end;
+    struct tlist *ph = &w->slot[p], *pos = ph->next, *next;
     if (w->refined[l] != g) {
         bool had = tbitmap_test(w->occupied, r);
         int64_t last = had ? timer_wheel_back_(w, r) : -1;
-        for (; pos != ph && k < budget && timer_wheel_node_of_(pos)->expire >= last; k++) {
+        size_t most = budget > TIMER_WHEEL_FEW ? budget : TIMER_WHEEL_FEW;
+        for (; pos != ph && k < most && timer_wheel_node_of_(pos)->expire >= last; k++) {
             last = timer_wheel_node_of_(pos)->expire;
             pos = pos->next;
         }
         timer_wheel_walked_(w, k);
-        if (k != 0 && (had || k >= TIMER_WHEEL_FEW || k == budget || pos == ph)) {
+        if (k >= TIMER_WHEEL_FEW || (had && k != 0)) {
             if (!had) {
                 tbitmap_set(w->occupied, r);
                 tlist_init(&w->slot[r]);
@@ -717,19 +733,9 @@ TIMER_NOINLINE_ void timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t
         budget = budget > k ? budget - k : 1;
     }
     w->refined[l] = g;
-    if (timer_wheel_digit_(w, l - 1) == 63 && l > 1)
+    if (l > 1 && timer_wheel_digit_(w, l - 1) == 63)
         w->owed |= 1u << (l - 1);           /* level l - 1's pending slot lies in g */
-    /* Two chains of loads: the front files, the back walks towards it
-     * until they meet, so two cache misses are in flight and the front
-     * finds the back half loaded (volatile: the compiler keeps loads
-     * nothing reads). */
-    for (end = ph->prev, k = 0; pos != end && k < budget; pos = next, k++) {
-        next = pos->next;
-        if (next != end)
-            end = ((volatile struct tlist *)end)->prev;
-        timer_wheel_down_(w, l, pos);
-    }
-    for (; pos != ph && k < budget; pos = next, k++) {
+    for (k = 0; pos != ph && k < budget; pos = next, k++) {
         next = pos->next;
         timer_wheel_down_(w, l, pos);
     }
@@ -737,12 +743,14 @@ TIMER_NOINLINE_ void timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t
     pos->prev = ph;
     if (pos == ph)
         tbitmap_clear(w->occupied, p);
+    w->spent += k;
 }
 
-/* Has level l's pending slot items left? */
+/* Has level l's pending slot work left (two items or more)? */
 TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
 {
-    return tbitmap_test(w->occupied, timer_wheel_pending_(w, l));
+    size_t p = timer_wheel_pending_(w, l);
+    return tbitmap_test(w->occupied, p) && !timer_wheel_single_(w, p);
 }
 
 /* The work a query owes (see the top), up to `budget` steps: the pending
@@ -810,7 +818,8 @@ TIMER_INLINE_ size_t timer_wheel_scan_(const struct timer_wheel *w, bool *pend)
             return 64 * word + tbitmap_lowest(bits);
         if (l + 1 == TIMER_WHEEL_LEVELS)
             break;
-        if ((i = timer_wheel_range_(w, l)) < TIMER_WHEEL_NSLOTS) {
+        if ((tbitmap_test(w->occupied, 128 * (l + 1) + ((up + 1) & 127)) || (up & 63) == 63) &&
+            (i = timer_wheel_range_(w, l)) < TIMER_WHEEL_NSLOTS) {
             *pend = true;
             return i;
         }
@@ -871,7 +880,7 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_search_(struct timer_wheel *w
 /* Finish level l's pending slot (all of it, now). */
 TIMER_INLINE_ void timer_wheel_finish_(struct timer_wheel *w, unsigned l)
 {
-    while (timer_wheel_owes_(w, l))
+    while (tbitmap_test(w->occupied, timer_wheel_pending_(w, l)))
         timer_wheel_step_(w, l, SIZE_MAX);
 }
 
@@ -930,18 +939,36 @@ TIMER_NOINLINE_ size_t timer_wheel_walk_(struct timer_wheel *w, int64_t upto, st
     int64_t c0 = w->now;
     bool pend;
     while ((i = timer_wheel_scan_(w, &pend)) < TIMER_WHEEL_NSLOTS) {
-        int64_t x = pend ? -1 : timer_wheel_exact_(w, i);
-        int64_t start = timer_wheel_slot_start_(w->now, i), t = x < 0 ? start : x;
-        if (w->runs_low <= (t < upto ? t : upto))
-            k += timer_wheel_take_runs_(w, t < upto ? t : upto, out);
+        int64_t x = pend ? -1 : timer_wheel_exact_(w, i), start;
+        if (x >= 0 && x <= upto) {          /* one tick, or one item: taken where it is */
+            for (;;) {
+                uint64_t bits;
+                if (w->runs_low <= x)
+                    k += timer_wheel_take_runs_(w, x, out);
+                k += timer_wheel_take_front_(w, i, x, out);
+                w->now = x;
+                /* Then the rest of the slot's word straight, as long as
+                 * nothing finer can come first: at level 0 nothing is finer;
+                 * above, the slots of the clock's group one level down are
+                 * empty (slot i was that group, and is), and so must be the
+                 * half one level down that the next slot is refined into. */
+                if (i >= 128 && w->occupied[2 * (i >> 7) - 2 +
+                                            ((timer_wheel_group_(w, i >> 7) + 1) & 1)] != 0)
+                    break;
+                if ((bits = w->occupied[i >> 6] & (~UINT64_C(1) << (i & 63))) == 0)
+                    break;
+                i = (i & ~(size_t)63) + tbitmap_lowest(bits);
+                if ((x = timer_wheel_exact_(w, i)) < 0 || x > upto)
+                    break;
+            }
+            continue;
+        }
+        start = timer_wheel_slot_start_(w->now, i);
+        if (w->runs_low <= (start < upto ? start : upto))
+            k += timer_wheel_take_runs_(w, start < upto ? start : upto, out);
         if (start > upto)
             break;
-        if (x < 0 || x > upto) {
-            timer_wheel_enter_(w, i, start);
-        } else {
-            k += timer_wheel_take_front_(w, i, x, out);
-            w->now = x;
-        }
+        timer_wheel_enter_(w, i, start);
     }
     if (w->runs_low <= upto)
         k += timer_wheel_take_runs_(w, upto, out);
@@ -1280,10 +1307,9 @@ TIMER_INLINE_ uint64_t timer_wheel_due_by_(const struct timer_wheel *w, size_t i
         return TIMER_WHEEL_TOP;
     if (timer_wheel_is_behind_(w, i))
         return (uint64_t)w->now;
-    if (i < 128)
-        return (uint64_t)start;
-    return timer_wheel_opens_(i, start) > (uint64_t)w->now ? timer_wheel_opens_(i, start)
-                                                          : (uint64_t)w->now;
+    if (i < 128 || timer_wheel_opens_(i, start) > (uint64_t)w->now)
+        return timer_wheel_opens_(i, start);
+    return timer_wheel_single_(w, i) ? (uint64_t)start : (uint64_t)w->now;
 }
 
 /* O(n + slots). NULL when every slot item lies where its expiry maps to,
