@@ -493,47 +493,41 @@ TIMER_INLINE_ uint64_t timer_wheel_opens_(size_t i, int64_t start)
 #define timer_wheel_open_(w, l) \
     ((l) == 1 || timer_wheel_digit_(w, (l) - 1) >= TIMER_WHEEL_WINDOW_FROM)
 
-/* Append n to slot i, which held one item: a pending slot whose window is
- * open owes its items from now on (the next query refines them, paid by
- * the 8 this change brings). */
-TIMER_NOINLINE_ void timer_wheel_second_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
-{
-    unsigned l = (unsigned)(i >> 7);
-    tlist_splice_range_(&w->slot[i], &n->link, &n->link);
-    if (l != 0 && l < TIMER_WHEEL_LEVELS && i == timer_wheel_pending_(w, l) && timer_wheel_open_(w, l)) {
-        w->owed |= 1u << l;
-        w->wake = (uint64_t)w->now;
-    }
-}
-
 /* File an unlinked node (its expiry set) where insert's fast path does not:
  * in an empty slot, at or behind the clock, or in TIMER_NEVER's window. An
- * item at or behind the clock marks the wheel BEHIND_. The first item of
- * any other slot brings first to its start, and wake to the time its
- * window opens (at level 0: its start; a pending slot whose window is open
- * owes nothing for one item, which pop takes where it is). */
+ * item at or behind the clock marks the wheel BEHIND_. One for an empty
+ * pending slot whose window is open goes straight one level down, into the
+ * half that slot is refined into (nothing of its group is left above: no
+ * order among ties is broken), as often as that is such a slot too. The
+ * first item of any other slot brings first to its start, and wake to the
+ * time its window opens (at level 0: its start). */
 TIMER_NOINLINE_ void timer_wheel_file_slow_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     int64_t e = n->expire, start;
     uint64_t g, opens;
-    unsigned s;
+    unsigned s, l;
     size_t i = timer_wheel_where_(w->now, e, &g, &s);
     if (e >= TIMER_WHEEL_TOP && (w->state & TIMER_WHEEL_BACK_) != 0) {
         i = TIMER_WHEEL_WINDOW + (size_t)(e & 63);
     } else if (tbitmap_test(w->occupied, i)) {
-        if (timer_wheel_single_(w, i)) {
-            timer_wheel_second_(w, i, n);
-            return;
-        }                                   /* else its window is known, or it is owed */
+        /* its window is known already, or it is owed, or marked behind */
     } else if (e <= w->now) {
         w->state |= TIMER_WHEEL_BEHIND_;
         w->wake = (uint64_t)w->now;
     } else {
-        start = timer_wheel_slot_start_(w->now, i);
-        opens = timer_wheel_opens_(i, start);
-        w->first = (uint64_t)start < w->first ? (uint64_t)start : w->first;
-        opens = opens > (uint64_t)w->now ? opens : (uint64_t)start;
-        w->wake = opens < w->wake ? opens : w->wake;
+        while ((l = s / TIMER_WHEEL_BITS) != 0 && g == ((uint64_t)w->now >> s) + 1 &&
+               timer_wheel_open_(w, l) && !tbitmap_test(w->occupied, i)) {
+            w->refined[l] = g;
+            s -= TIMER_WHEEL_BITS;
+            g = (uint64_t)e >> s;
+            i = 128 * (l - 1) + (size_t)(g & 127);
+        }
+        if (!tbitmap_test(w->occupied, i)) {
+            start = timer_wheel_slot_start_(w->now, i);
+            opens = timer_wheel_opens_(i, start);
+            w->first = (uint64_t)start < w->first ? (uint64_t)start : w->first;
+            w->wake = opens < w->wake ? opens : w->wake;
+        }
     }
     timer_wheel_link_(w, i, n);
 }
@@ -549,14 +543,10 @@ TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire,
     size_t i;
     n->expire = expire;
     if (expire < TIMER_WHEEL_TOP &&
-        tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s))) {
-        if (w->slot[i].next != w->slot[i].prev)
-            tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
-        else
-            timer_wheel_second_(w, i, n);
-    } else {
+        tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s)))
+        tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
+    else
         timer_wheel_file_slow_(w, n);
-    }
 }
 
 TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire,
@@ -669,13 +659,18 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
         return 0;
     }
     if (expire < TIMER_WHEEL_TOP &&
-        tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s)) &&
-        n->link.next == &w->slot[i]) {
-        n->expire = expire;                 /* last in its slot already */
+        tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s))) {
+        if (n->link.next != &w->slot[i]) {  /* else it is last in that slot already */
+            if (!timer_wheel_cut_(w, n))
+                return -EINVAL;             /* another wheel's item: nothing changes */
+            tlist_splice_range_(&w->slot[i], &n->link, &n->link);
+        }
+        n->expire = expire;
     } else if (!timer_wheel_cut_(w, n)) {
-        return -EINVAL;                     /* another wheel's item: nothing changes */
+        return -EINVAL;
     } else {
-        timer_wheel_file_(w, expire, n);
+        n->expire = expire;
+        timer_wheel_file_slow_(w, n);
     }
     w->changes++;
     return 0;
@@ -746,11 +741,10 @@ TIMER_NOINLINE_ void timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t
     w->spent += k;
 }
 
-/* Has level l's pending slot work left (two items or more)? */
+/* Has level l's pending slot items left? */
 TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
 {
-    size_t p = timer_wheel_pending_(w, l);
-    return tbitmap_test(w->occupied, p) && !timer_wheel_single_(w, p);
+    return tbitmap_test(w->occupied, timer_wheel_pending_(w, l));
 }
 
 /* The work a query owes (see the top), up to `budget` steps: the pending
@@ -775,14 +769,24 @@ TIMER_NOINLINE_ bool timer_wheel_work_(struct timer_wheel *w, size_t budget)
 
 /* After the clock moved from c0 (in a pop): every level whose window may
  * have opened (its group, or the digit one level down, changed) owes its
- * pending slot's items if it holds any. */
+ * pending slot's items if it holds any; one item alone goes down at once
+ * (coarsest first: it may land in the pending slot below), so that a
+ * pending slot that holds items while its window is open is always owed,
+ * and insert's fast path, which appends to any slot that holds items,
+ * needs no test for it. */
 TIMER_INLINE_ void timer_wheel_sync_(struct timer_wheel *w, int64_t c0)
 {
     uint64_t moved = (uint64_t)c0 ^ (uint64_t)w->now;
-    unsigned top = moved == 0 ? 0 : tbitmap_highest(moved) / TIMER_WHEEL_BITS + 1, l;
-    for (l = 1; l <= top && l < TIMER_WHEEL_LEVELS; l++)
-        if (timer_wheel_open_(w, l) && timer_wheel_owes_(w, l))
+    unsigned l = moved == 0 ? 0 : tbitmap_highest(moved) / TIMER_WHEEL_BITS + 1;
+    for (l = l < TIMER_WHEEL_LEVELS ? l : TIMER_WHEEL_LEVELS - 1; l != 0; l--) {
+        size_t p = timer_wheel_pending_(w, l);
+        if (!timer_wheel_open_(w, l) || !tbitmap_test(w->occupied, p))
+            continue;
+        if (timer_wheel_single_(w, p))
+            timer_wheel_step_(w, l, 1);
+        else
             w->owed |= 1u << l;
+    }
 }
 
 /* ---- finding the earliest slot --------------------------------------------- */
@@ -806,7 +810,9 @@ TIMER_INLINE_ size_t timer_wheel_range_(const struct timer_wheel *w, unsigned l)
 /* The earliest occupied slot after the clock, or NSLOTS; *pend: it is a
  * pending slot that its range's second half waits for (it must be
  * finished first). Level by level: the rest of the clock's group first
- * (earlier than anything coarser), then the next group's range. */
+ * (earlier than anything coarser), then the next group's range when the
+ * other half holds items (else the pending slots above are found as slots
+ * of their own level). */
 TIMER_INLINE_ size_t timer_wheel_scan_(const struct timer_wheel *w, bool *pend)
 {
     unsigned l;
@@ -816,15 +822,13 @@ TIMER_INLINE_ size_t timer_wheel_scan_(const struct timer_wheel *w, bool *pend)
         size_t word = 2 * l + (up & 1), i;
         if ((bits = w->occupied[word] & (~UINT64_C(1) << (g & 63))) != 0)
             return 64 * word + tbitmap_lowest(bits);
-        if (l + 1 == TIMER_WHEEL_LEVELS)
-            break;
-        if ((tbitmap_test(w->occupied, 128 * (l + 1) + ((up + 1) & 127)) || (up & 63) == 63) &&
-            (i = timer_wheel_range_(w, l)) < TIMER_WHEEL_NSLOTS) {
+        if (l + 1 == TIMER_WHEEL_LEVELS || w->occupied[word ^ 1] == 0)
+            continue;                       /* the pending slots above are found there */
+        if ((i = timer_wheel_range_(w, l)) < TIMER_WHEEL_NSLOTS) {
             *pend = true;
             return i;
         }
-        if (w->occupied[word ^ 1] != 0)
-            return 64 * (word ^ 1) + tbitmap_lowest(w->occupied[word ^ 1]);
+        return 64 * (word ^ 1) + tbitmap_lowest(w->occupied[word ^ 1]);
     }
     return TIMER_WHEEL_NSLOTS;
 }
@@ -1143,7 +1147,8 @@ TIMER_NOINLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel 
             timer_wheel_front_(w, r) <= timer_wheel_slot_start_(w->now, i))
             i = TIMER_WHEEL_NSLOTS;         /* a run item goes first */
         if (i < TIMER_WHEEL_NSLOTS) {
-            if (!behind && (pend || (i >= 128 && i == timer_wheel_pending_(w, (unsigned)(i >> 7))))) {
+            if (pend || (!behind && (x = timer_wheel_exact_(w, i)) < 0 && i >= 128 &&
+                         i == timer_wheel_pending_(w, (unsigned)(i >> 7)))) {
                 timer_wheel_finish_(w, (unsigned)(i >> 7));
                 moved = true;
                 continue;
@@ -1307,9 +1312,8 @@ TIMER_INLINE_ uint64_t timer_wheel_due_by_(const struct timer_wheel *w, size_t i
         return TIMER_WHEEL_TOP;
     if (timer_wheel_is_behind_(w, i))
         return (uint64_t)w->now;
-    if (i < 128 || timer_wheel_opens_(i, start) > (uint64_t)w->now)
-        return timer_wheel_opens_(i, start);
-    return timer_wheel_single_(w, i) ? (uint64_t)start : (uint64_t)w->now;
+    return timer_wheel_opens_(i, start) > (uint64_t)w->now ? timer_wheel_opens_(i, start)
+                                                          : (uint64_t)w->now;
 }
 
 /* O(n + slots). NULL when every slot item lies where its expiry maps to,
