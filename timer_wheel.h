@@ -618,20 +618,60 @@ TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
 
 TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_node *n)
 {
+    struct tlist *prev, *next;
     if (n == NULL || n->link.next == NULL)
         return false;
     assert(timer_wheel_holds_(w, n, 7) &&
            "timer_wheel_remove: the item is not in this wheel "
            "(another wheel holds it, or init was called while this one held it)");
+    prev = n->link.prev;
+    next = n->link.next;
     if (n->expire < 0) {
         tlist_remove(&n->link);             /* due: leave the result list */
         w->changes++;
-    } else if (!timer_wheel_cut_(w, n)) {
-        return false;                       /* another wheel's item: nothing changes */
     } else {
+        /* cut_'s checks, in the order that costs least: the count first
+         * (an empty wheel holds nothing), then, when n was alone, its head
+         * (the unlink undone if it is another list's: nothing changes) */
+        if (w->count == 0)
+            return false;
+        prev->next = next;
+        next->prev = prev;
+        if (prev == next) {
+            if (!timer_wheel_is_head_(w, prev)) {
+                prev->next = prev->prev = &n->link;
+                assert(!"timer_wheel_remove: the item is not in this wheel (another wheel holds it)");
+                return false;
+            }
+            tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
+        }
         w->count--;
     }
     timer_wheel_make_idle_(n);
+    return true;
+}
+
+/* reschedule of an idle or due item (out of line: the pending one is the
+ * common case, and its path stays short enough to be inlined) */
+TIMER_NOINLINE_ int timer_wheel_rearm_(struct timer_wheel *w, int64_t expire,
+                                       struct timer_wheel_node *n)
+{
+    if (n->link.next != NULL)
+        tlist_remove(&n->link);             /* due: leave the result list */
+    timer_wheel_file_(w, expire, n);
+    w->count++;
+    w->changes += 2;
+    return 0;
+}
+
+/* reschedule of a pending item to a slot that holds none (out of line) */
+TIMER_NOINLINE_ bool timer_wheel_move_(struct timer_wheel *w, int64_t expire,
+                                       struct timer_wheel_node *n)
+{
+    if (!timer_wheel_cut_(w, n))
+        return false;                       /* another wheel's item: nothing changes */
+    n->expire = expire;
+    timer_wheel_file_slow_(w, n);
     return true;
 }
 
@@ -650,14 +690,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
     assert(timer_wheel_holds_(w, n, 7) &&
            "timer_wheel_reschedule: the item is not in this wheel "
            "(another wheel holds it, or init was called while this one held it)");
-    if (!timer_wheel_node_pending(n)) {
-        if (n->link.next != NULL)
-            tlist_remove(&n->link);         /* due: leave the result list */
-        timer_wheel_file_(w, expire, n);
-        w->count++;
-        w->changes += 2;
-        return 0;
-    }
+    if (!timer_wheel_node_pending(n))
+        return timer_wheel_rearm_(w, expire, n);
     if (expire < TIMER_WHEEL_TOP &&
         tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s))) {
         if (n->link.next != &w->slot[i]) {  /* else it is last in that slot already */
@@ -666,11 +700,8 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
             tlist_splice_range_(&w->slot[i], &n->link, &n->link);
         }
         n->expire = expire;
-    } else if (!timer_wheel_cut_(w, n)) {
+    } else if (!timer_wheel_move_(w, expire, n)) {
         return -EINVAL;
-    } else {
-        n->expire = expire;
-        timer_wheel_file_slow_(w, n);
     }
     w->changes++;
     return 0;
