@@ -94,10 +94,10 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_DEFINE_TYPE(name)                                                  \
     typedef struct name {                                                              \
         struct {                                                                       \
-            struct tlist slot[1418]; uint64_t occupied[23];                            \
-            int64_t now; uint64_t wake, first; int64_t runs_low, upto;                 \
-            size_t count, spent, changes, base; uint64_t refined[11];                  \
-            unsigned best, owed, state;                                                \
+            struct tlist slot[1536]; uint64_t occupied[24];                            \
+            int64_t now; uint64_t wake, first; int64_t runs_low, upto, high;           \
+            uint64_t merging; size_t count, spent, changes, base;                      \
+            uint64_t refined[11]; unsigned best, owed, state;                          \
         } wheel;                                                                       \
     } name;
 
@@ -140,12 +140,15 @@ struct timer_wheel_node {
 /* List heads: level L's 128 slots at 128 * L (level 10 uses its first 8:
  * no time has a group above it; its second half holds the window slots,
  * at WINDOW, while the clock is back from TIMER_NEVER's window); then the
- * run of each level 1 .. 10 at RUNS + L, in bitmap word 22. */
+ * run of each level 1 .. 10 at RUNS + L (bits 0 to 9 of bitmap word 22);
+ * then, behind the clock, the due run and the TIERS tiers of the merge,
+ * three lists each (see "behind the clock"). */
 #define TIMER_WHEEL_WINDOW (128 * (TIMER_WHEEL_LEVELS - 1) + 64)
 #define TIMER_WHEEL_RUNS (128 * TIMER_WHEEL_LEVELS - 1)
-#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_RUNS + TIMER_WHEEL_LEVELS)
+#define TIMER_WHEEL_DUE (TIMER_WHEEL_RUNS + TIMER_WHEEL_LEVELS)
+#define TIMER_WHEEL_TIERS 39
+#define TIMER_WHEEL_NSLOTS (TIMER_WHEEL_DUE + 1 + 3 * TIMER_WHEEL_TIERS)
 /* state bits */
-#define TIMER_WHEEL_BEHIND_ 1u      /* items may wait at or behind the clock */
 #define TIMER_WHEEL_BACK_ 2u        /* the clock went back from TIMER_NEVER's window */
 #define TIMER_WHEEL_VISITING_ 4u    /* a visit walks the lists: queries move nothing */
 
@@ -154,8 +157,8 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
      * index (one add less in every insert and remove). */
     struct tlist slot[TIMER_WHEEL_NSLOTS];
     /* Bit i set <=> slot[i] is not empty. A head is initialised when its
-     * bit is set, so init only has to clear 23 words. */
-    uint64_t occupied[23];
+     * bit is set, so init only has to clear 24 words. */
+    uint64_t occupied[TIMER_WHEEL_NSLOTS / 64];
     int64_t now;            /* the clock: the latest pop's time (see BACK_) */
     /* A pop before it, and not behind the clock, finds no slot to take or
      * open and no work owed: only run items can be due (pop's fast path). */
@@ -163,6 +166,8 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     uint64_t first;         /* a lower bound of every slot's start after the clock */
     int64_t runs_low;       /* a lower bound of every run item (TIMER_NEVER: none) */
     int64_t upto;           /* the best run may hand out up to upto before another */
+    int64_t high;           /* the due run's last expiry (-1: nothing behind the clock) */
+    uint64_t merging;       /* bit t: tier t merges its two runs */
     size_t count;           /* pending items */
     size_t spent;           /* steps (moves, links walked) of the current query */
     /* The changes since the previous query are changes - count - base: an
@@ -175,7 +180,7 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     uint64_t refined[TIMER_WHEEL_LEVELS];
     unsigned best;          /* the run pop hands out from first (its list); NSLOTS: not known */
     unsigned owed;          /* bit l: level l's pending slot holds items, its window open */
-    unsigned state;         /* TIMER_WHEEL_BEHIND_, _BACK_, _VISITING_ */
+    unsigned state;         /* TIMER_WHEEL_BACK_, _VISITING_ */
 };
 TIMER_WHEEL_DEFINE_TYPE(timer_wheel_layout_)
 TIMER_STATIC_CHECK_(timer_wheel_layout_check_,
@@ -240,9 +245,10 @@ TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
 /* The slot of an expiry: the highest bit in which it differs from the
  * clock gives the level (tables, as in 2.1 and skynet), its group there the
  * slot, in the half of its group one level up (the clock's, for this
- * slot); *g is the group, *s the level's shift. An expiry at the clock
- * maps to its level-0 slot, one behind it to a slot whose digit is below
- * the clock's: that half's slots behind the clock hold no later item. */
+ * slot); *g is the group, *s the level's shift. An expiry at or behind
+ * the clock maps to a slot of the clock's half at or below its digit, which
+ * the clock has passed and which stays empty: insert's test of the slot
+ * sends such an item to file_slow_, which files it behind the clock. */
 TIMER_INLINE_ size_t timer_wheel_where_(int64_t clock, int64_t expire, uint64_t *g, unsigned *s)
 {
 #define TIMER_WHEEL_L6_(x) x, x, x, x, x, x
@@ -279,14 +285,10 @@ TIMER_INLINE_ size_t timer_wheel_pending_(const struct timer_wheel *w, unsigned 
     return 128 * l + ((timer_wheel_group_(w, l) + 1) & 127);
 }
 
-/* Is slot i at or behind the clock (a slot of the clock's half below its
- * digit; at level 0, at it too)? */
-TIMER_INLINE_ bool timer_wheel_is_behind_(const struct timer_wheel *w, size_t i)
+/* Does anything wait behind the clock (the due run, the tiers)? */
+TIMER_INLINE_ bool timer_wheel_behind_(const struct timer_wheel *w)
 {
-    unsigned l = (unsigned)(i >> 7);
-    uint64_t half = l + 1 < TIMER_WHEEL_LEVELS ? timer_wheel_group_(w, l + 1) & 1 : 0;
-    return i < TIMER_WHEEL_WINDOW && ((i >> 6) & 1) == half &&
-           (i & 63) < timer_wheel_digit_(w, l) + (l == 0);
+    return (w->occupied[TIMER_WHEEL_DUE / 64] >> (TIMER_WHEEL_DUE % 64) | w->occupied[23]) != 0;
 }
 
 /* The changes since the previous query (see base). */
@@ -301,26 +303,42 @@ TIMER_INLINE_ void timer_wheel_init(struct timer_wheel *w, int64_t now)
     w->now = now < 0 ? 0 : now;
     w->wake = w->first = UINT64_MAX;
     w->runs_low = w->upto = TIMER_NEVER;
+    w->high = -1;
+    w->merging = 0;
     w->count = w->changes = w->base = w->spent = 0;
     w->best = TIMER_WHEEL_NSLOTS;
     w->owed = w->state = 0;
     for (l = 0; l < TIMER_WHEEL_LEVELS; l++)
         w->refined[l] = UINT64_MAX;
-    tbitmap_zero(w->occupied, 64 * 23);
+    tbitmap_zero(w->occupied, TIMER_WHEEL_NSLOTS);
 }
 
 /* ---- lists ------------------------------------------------------------------- */
 
-/* Append a node that is in no list of the wheel's (its links may be stale:
- * they are overwritten) to list i, initialising the head if i was empty.
- * Appending is what keeps each list in arrival order. */
-TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
+/* List i's head, made an empty list first when its bit is clear (a head is
+ * initialised only then). */
+TIMER_INLINE_ struct tlist *timer_wheel_head_(struct timer_wheel *w, size_t i)
 {
     if (!tbitmap_test(w->occupied, i)) {
         tbitmap_set(w->occupied, i);
         tlist_init(&w->slot[i]);
     }
-    tlist_splice_range_(&w->slot[i], &n->link, &n->link);
+    return &w->slot[i];
+}
+
+/* Append a node that is in no list of the wheel's (its links may be stale:
+ * they are overwritten) to list i. Appending is what keeps each list in
+ * arrival order. */
+TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
+{
+    tlist_splice_range_(timer_wheel_head_(w, i), &n->link, &n->link);
+}
+
+/* Append list `from` (not empty) to list `to`; `from` is empty then. */
+TIMER_INLINE_ void timer_wheel_move_list_(struct timer_wheel *w, size_t to, size_t from)
+{
+    tlist_splice_back_(timer_wheel_head_(w, to), &w->slot[from]);
+    tbitmap_clear(w->occupied, from);
 }
 
 /* Put list h (not empty) in expiry order, stably: least-significant-digit
@@ -465,14 +483,136 @@ TIMER_NOINLINE_ void timer_wheel_to_run_(struct timer_wheel *w, size_t i)
 {
     size_t r = TIMER_WHEEL_RUNS + (i >> 7);
     timer_wheel_sort_(w, &w->slot[i]);
-    if (!tbitmap_test(w->occupied, r)) {
-        tbitmap_set(w->occupied, r);
-        tlist_init(&w->slot[r]);
-    }
-    timer_wheel_merge_(w, &w->slot[r], &w->slot[i]);
+    timer_wheel_merge_(w, timer_wheel_head_(w, r), &w->slot[i]);
     tbitmap_clear(w->occupied, i);
     w->best = TIMER_WHEEL_NSLOTS;
     w->runs_low = w->runs_low < timer_wheel_front_(w, r) ? w->runs_low : timer_wheel_front_(w, r);
+}
+
+/* ---- behind the clock: the due run and the merge ---------------------------------- */
+
+/* Tier t's lists: D (j = 0), the front it has merged; X (1), its older
+ * run; Y (2), its newer run. Higher tiers come first, so that the lists
+ * behind the clock lie in the order their ties go out, the due run first. */
+#define timer_wheel_tier_(t, j) (TIMER_WHEEL_DUE + 1 + 3 * (TIMER_WHEEL_TIERS - 1 - (t)) + (j))
+
+TIMER_NOINLINE_ void timer_wheel_carry_(struct timer_wheel *w, unsigned t, size_t from);
+
+/* Move up to `steps` items from the fronts of tier t's runs onto D, the
+ * earlier first (X's on ties: it is older). Once either run is empty, D
+ * and then what is left is the tier's merged run, carried to tier t + 1
+ * (the top tier keeps it, as X). */
+TIMER_NOINLINE_ void timer_wheel_advance_tier_(struct timer_wheel *w, unsigned t, size_t steps)
+{
+    size_t d = timer_wheel_tier_(t, 0), x = d + 1, y = d + 2, from;
+    struct tlist *m;
+    for (; steps != 0 && tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y); steps--) {
+        from = timer_wheel_front_(w, x) <= timer_wheel_front_(w, y) ? x : y;
+        m = w->slot[from].next;
+        tlist_remove(m);
+        if (w->slot[from].next == &w->slot[from])
+            tbitmap_clear(w->occupied, from);
+        tlist_splice_range_(timer_wheel_head_(w, d), m, m);
+        timer_wheel_moved_(w);
+    }
+    if (tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y))
+        return;
+    w->merging &= ~(UINT64_C(1) << t);
+    if (tbitmap_test(w->occupied, x))
+        timer_wheel_move_list_(w, d, x);
+    if (tbitmap_test(w->occupied, y))
+        timer_wheel_move_list_(w, d, y);
+    if (tbitmap_test(w->occupied, d))
+        t + 1 < TIMER_WHEEL_TIERS ? timer_wheel_carry_(w, t + 1, d)
+                                  : timer_wheel_move_list_(w, x, d);
+}
+
+/* Put the sorted list `from` into tier t: as X if the tier has no run,
+ * else as Y, and the tier starts merging. A tier receives a run at most
+ * once every 2^(t-1) inserts and merges it in 2^(t-2) (8 moves an insert,
+ * runs of at most 2^t items), so it has finished when the next one comes;
+ * the top tier, which 2^38 inserts would reach, finishes its merge first. */
+TIMER_NOINLINE_ void timer_wheel_carry_(struct timer_wheel *w, unsigned t, size_t from)
+{
+    size_t x = timer_wheel_tier_(t, 1);
+    if ((w->merging >> t & 1) != 0)
+        timer_wheel_advance_tier_(w, t, SIZE_MAX);
+    timer_wheel_move_list_(w, tbitmap_test(w->occupied, x) ? x + 1 : x, from);
+    if (tbitmap_test(w->occupied, x + 1))
+        w->merging |= UINT64_C(1) << t;
+}
+
+/* File n (expire at or before the clock) behind it: in expiry order onto
+ * the due run, else as a run of one into the merge, each of whose merging
+ * tiers then moves 8 items. The next pop takes the slow path (wake), which
+ * hands out everything behind the clock first. */
+TIMER_NOINLINE_ void timer_wheel_file_behind_(struct timer_wheel *w, struct timer_wheel_node *n)
+{
+    uint64_t merging;
+    w->wake = (uint64_t)w->now;
+    if (n->expire >= w->high) {
+        w->high = n->expire;
+        timer_wheel_link_(w, TIMER_WHEEL_DUE, n);
+        return;
+    }
+    if ((w->merging & 1) != 0)
+        timer_wheel_advance_tier_(w, 0, SIZE_MAX);
+    timer_wheel_link_(w, timer_wheel_tier_(0, 0), n);
+    timer_wheel_carry_(w, 0, timer_wheel_tier_(0, 0));
+    for (merging = w->merging; merging != 0; merging &= merging - 1)
+        timer_wheel_advance_tier_(w, tbitmap_lowest(merging), 8);
+}
+
+/* The list behind the clock whose first item goes out first: the least
+ * first expiry, ties to the list that comes first; NSLOTS when none. */
+TIMER_INLINE_ size_t timer_wheel_behind_first_(const struct timer_wheel *w)
+{
+    size_t i = TIMER_WHEEL_DUE, best = TIMER_WHEEL_NSLOTS;
+    for (; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++)
+        if (best == TIMER_WHEEL_NSLOTS || timer_wheel_front_(w, i) < timer_wheel_front_(w, best))
+            best = i;
+    return best;
+}
+
+/* Hand out every item behind the clock with expire <= bound, in pop order:
+ * each list's due front is cut off and merged with the others stably, in
+ * list order, pairwise as a binary counter counts (an item takes part in
+ * at most 8 merges: there are 118 lists). */
+TIMER_NOINLINE_ size_t timer_wheel_take_behind_(struct timer_wheel *w, int64_t bound,
+                                                struct tlist *out)
+{
+    struct tlist acc[8], *head, *pos;
+    unsigned rank[8], top = 0;
+    size_t i = TIMER_WHEEL_DUE, k = 0;
+    for (; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS; i++) {
+        head = &w->slot[i];
+        for (pos = head->next; pos != head && timer_wheel_node_of_(pos)->expire <= bound; k++)
+            pos = pos->next;
+        if (pos == head->next)
+            continue;
+        tlist_init(&acc[top]);
+        tlist_splice_range_(&acc[top], head->next, pos->prev);
+        head->next = pos;
+        pos->prev = head;
+        if (pos == head)
+            tbitmap_clear(w->occupied, i);
+        for (rank[top++] = 0; top >= 2 && rank[top - 2] == rank[top - 1]; top--, rank[top - 1]++)
+            timer_wheel_merge_(w, &acc[top - 2], &acc[top - 1]);
+    }
+    for (; top >= 2; top--)
+        timer_wheel_merge_(w, &acc[top - 2], &acc[top - 1]);
+    timer_wheel_walked_(w, k);
+    if (top != 0) {
+        for (pos = acc[0].next; pos != &acc[0]; pos = pos->next)
+            timer_wheel_make_due_(timer_wheel_node_of_(pos));
+        tlist_ready_(out);
+        tlist_splice_back_(out, &acc[0]);
+    }
+    if (!timer_wheel_behind_(w)) {
+        w->high = -1;
+        w->merging = 0;
+    }
+    return k;
 }
 
 /* ---- insert, remove, reschedule ------------------------------------------ */
@@ -494,8 +634,8 @@ TIMER_INLINE_ uint64_t timer_wheel_opens_(size_t i, int64_t start)
     ((l) == 1 || timer_wheel_digit_(w, (l) - 1) >= TIMER_WHEEL_WINDOW_FROM)
 
 /* File an unlinked node (its expiry set) where insert's fast path does not:
- * in an empty slot, at or behind the clock, or in TIMER_NEVER's window. An
- * item at or behind the clock marks the wheel BEHIND_. One for an empty
+ * in an empty slot, behind the clock (file_behind_), or in TIMER_NEVER's
+ * window while the clock is back from it. One for an empty
  * pending slot whose window is open goes straight one level down, into the
  * half that slot is refined into (nothing of its group is left above: no
  * order among ties is broken), as often as that is such a slot too. The
@@ -507,14 +647,12 @@ TIMER_NOINLINE_ void timer_wheel_file_slow_(struct timer_wheel *w, struct timer_
     uint64_t g, opens;
     unsigned s, l;
     size_t i = timer_wheel_where_(w->now, e, &g, &s);
-    if (e >= TIMER_WHEEL_TOP && (w->state & TIMER_WHEEL_BACK_) != 0) {
+    if (e <= w->now) {
+        timer_wheel_file_behind_(w, n);
+        return;
+    } else if (e >= TIMER_WHEEL_TOP && (w->state & TIMER_WHEEL_BACK_) != 0) {
         i = TIMER_WHEEL_WINDOW + (size_t)(e & 63);
-    } else if (tbitmap_test(w->occupied, i)) {
-        /* its window is known already, or it is owed, or marked behind */
-    } else if (e <= w->now) {
-        w->state |= TIMER_WHEEL_BEHIND_;
-        w->wake = (uint64_t)w->now;
-    } else {
+    } else if (!tbitmap_test(w->occupied, i)) {
         while ((l = s / TIMER_WHEEL_BITS) != 0 && g == ((uint64_t)w->now >> s) + 1 &&
                timer_wheel_open_(w, l) && !tbitmap_test(w->occupied, i)) {
             w->refined[l] = g;
@@ -533,8 +671,8 @@ TIMER_NOINLINE_ void timer_wheel_file_slow_(struct timer_wheel *w, struct timer_
 }
 
 /* File an unlinked node at `expire`: into its slot when that holds items
- * (nothing else changes: its window is known, or it is owed, or it waits
- * behind the clock, marked), else file_slow_. */
+ * (nothing else changes: its window is known, or it is owed), else
+ * file_slow_. */
 TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire,
                                      struct timer_wheel_node *n)
 {
@@ -638,9 +776,11 @@ TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_
         prev->next = next;
         next->prev = prev;
         if (prev == next) {
-            if (!timer_wheel_is_head_(w, prev)) {
+            bool ours = timer_wheel_is_head_(w, prev);
+            assert(ours && "timer_wheel_remove: the item is not in this wheel "
+                           "(another wheel holds it)");
+            if (!ours) {
                 prev->next = prev->prev = &n->link;
-                assert(!"timer_wheel_remove: the item is not in this wheel (another wheel holds it)");
                 return false;
             }
             tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
@@ -741,11 +881,7 @@ TIMER_NOINLINE_ void timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t
         }
         timer_wheel_walked_(w, k);
         if (k >= TIMER_WHEEL_FEW || (had && k != 0)) {
-            if (!had) {
-                tbitmap_set(w->occupied, r);
-                tlist_init(&w->slot[r]);
-            }
-            tlist_splice_range_(&w->slot[r], ph->next, pos->prev);
+            tlist_splice_range_(timer_wheel_head_(w, r), ph->next, pos->prev);
             ph->next = pos;
             pos->prev = ph;
             if (pos == ph)
@@ -864,21 +1000,6 @@ TIMER_INLINE_ size_t timer_wheel_scan_(const struct timer_wheel *w, bool *pend)
     return TIMER_WHEEL_NSLOTS;
 }
 
-/* The earliest slot at or behind the clock, or NSLOTS: the coarsest level
- * first (its slots lie in earlier groups), the lowest digit first. */
-TIMER_INLINE_ size_t timer_wheel_behind_first_(const struct timer_wheel *w)
-{
-    unsigned l = TIMER_WHEEL_LEVELS;
-    while (l-- != 0) {
-        unsigned d = (unsigned)timer_wheel_digit_(w, l) + (l == 0);
-        size_t word = 2 * l + (l + 1 < TIMER_WHEEL_LEVELS ? timer_wheel_group_(w, l + 1) & 1 : 0);
-        uint64_t bits = w->occupied[word] & (d == 64 ? ~UINT64_C(0) : (UINT64_C(1) << d) - 1);
-        if (bits != 0)
-            return 64 * word + tbitmap_lowest(bits);
-    }
-    return TIMER_WHEEL_NSLOTS;
-}
-
 /* Slot i's earliest expiry when it is known without reading its items all
  * (a level-0 slot is one tick; a slot of one item), else -1. */
 TIMER_INLINE_ int64_t timer_wheel_exact_(const struct timer_wheel *w, size_t i)
@@ -920,35 +1041,6 @@ TIMER_INLINE_ void timer_wheel_finish_(struct timer_wheel *w, unsigned l)
 }
 
 /* ---- pop ----------------------------------------------------------------------- */
-
-/* Hand out the items at or behind the clock with expire <= upto (the clock,
- * or an earlier time a pop went back to), in pop order: each such slot
- * from the coarsest (earliest) on, a level-0 slot or one item as it is, a
- * bigger one put in order into its level's run first; the run items among
- * them. */
-TIMER_NOINLINE_ size_t timer_wheel_take_behind_(struct timer_wheel *w, int64_t upto,
-                                                struct tlist *out)
-{
-    size_t k = 0, b;
-    while ((b = timer_wheel_behind_first_(w)) < TIMER_WHEEL_NSLOTS &&
-           timer_wheel_slot_start_(w->now, b) <= upto) {
-        int64_t x = timer_wheel_exact_(w, b);
-        if (x < 0) {
-            timer_wheel_to_run_(w, b);
-            continue;
-        }
-        if (w->runs_low <= (x < upto ? x : upto))
-            k += timer_wheel_take_runs_(w, x < upto ? x : upto, out);
-        if (x > upto)
-            break;
-        k += timer_wheel_take_front_(w, b, x, out);
-    }
-    if (b == TIMER_WHEEL_NSLOTS)
-        w->state &= ~TIMER_WHEEL_BEHIND_;
-    if (w->runs_low <= upto)
-        k += timer_wheel_take_runs_(w, upto, out);
-    return k;
-}
 
 /* Slot i, which starts at `start`, is the earliest and must be opened: it
  * becomes its level's pending slot (the clock moves to just before it, over
@@ -1045,7 +1137,7 @@ TIMER_NOINLINE_ void timer_wheel_wake_(struct timer_wheel *w)
     bool pend;
     size_t i = timer_wheel_scan_(w, &pend);
     w->first = i < TIMER_WHEEL_NSLOTS ? (uint64_t)timer_wheel_slot_start_(w->now, i) : UINT64_MAX;
-    if (w->owed != 0 || (w->state & TIMER_WHEEL_BEHIND_) != 0) {
+    if (w->owed != 0 || timer_wheel_behind_(w)) {
         w->wake = (uint64_t)w->now;
         return;
     }
@@ -1082,14 +1174,11 @@ TIMER_INLINE_ void timer_wheel_done_(struct timer_wheel *w, size_t items, size_t
 TIMER_INLINE_ void timer_wheel_forward_(struct timer_wheel *w)
 {
     uint64_t bits = w->occupied[TIMER_WHEEL_WINDOW / 64];
-    size_t to = 64 * (((uint64_t)TIMER_WHEEL_TOP >> TIMER_WHEEL_BITS) & 1);
+    size_t d, to = 64 * (((uint64_t)TIMER_WHEEL_TOP >> TIMER_WHEEL_BITS) & 1);
     for (; bits != 0; bits &= bits - 1) {
-        size_t d = tbitmap_lowest(bits);
-        tbitmap_set(w->occupied, to + d);
-        tlist_init(&w->slot[to + d]);
-        tlist_splice_back_(&w->slot[to + d], &w->slot[TIMER_WHEEL_WINDOW + d]);
+        d = tbitmap_lowest(bits);
+        timer_wheel_move_list_(w, to + d, TIMER_WHEEL_WINDOW + d);
     }
-    w->occupied[TIMER_WHEEL_WINDOW / 64] = 0;
     w->state &= ~TIMER_WHEEL_BACK_;
 }
 
@@ -1103,14 +1192,14 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
     size_t k = 0, changes = timer_wheel_changes_(w);
     w->spent = 0;
     if (now < w->now) {
-        k = timer_wheel_take_behind_(w, now, out);
+        k = timer_wheel_behind_(w) ? timer_wheel_take_behind_(w, now, out) : 0;
         if (k == w->count && w->now >= TIMER_WHEEL_TOP && now < TIMER_WHEEL_TOP) {
             w->now = now < 0 ? 0 : now;
             w->state |= TIMER_WHEEL_BACK_;
             w->owed = 0;
         }
     } else {
-        if ((w->state & TIMER_WHEEL_BEHIND_) != 0)
+        if (timer_wheel_behind_(w))
             k = timer_wheel_take_behind_(w, w->now, out);
         if ((w->state & TIMER_WHEEL_BACK_) != 0 && now >= TIMER_WHEEL_TOP) {
             k += timer_wheel_walk_(w, TIMER_WHEEL_TOP - 1, out);
@@ -1148,8 +1237,8 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
 /* ---- next_expiry, first -------------------------------------------------------- */
 
 /* The item pop would hand out first, with its expiry in *t; NULL (and
- * TIMER_NEVER) when empty. The earliest slot at or behind the clock, else
- * after it, is read exactly: a level-0 slot is one tick, a slot of one item
+ * TIMER_NEVER) when empty. The first item behind the clock, else the
+ * earliest slot after it, read exactly: a level-0 slot is one tick, a slot of one item
  * its item; a pending slot is finished first; a slot of at most FEW items
  * searched; a bigger one put in order into its level's run. A run item
  * goes first when no later (it arrived first). The clock never moves: an
@@ -1162,23 +1251,24 @@ TIMER_NOINLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel 
     bool moved = false;
     w->spent = 0;
     for (;;) {
-        bool pend = false, behind = (w->state & TIMER_WHEEL_BEHIND_) != 0;
+        bool pend = false;
         x = TIMER_NEVER;
         n = NULL;
+        if (timer_wheel_behind_(w)) {
+            n = timer_wheel_node_of_(w->slot[timer_wheel_behind_first_(w)].next);
+            x = n->expire;
+            break;
+        }
         r = timer_wheel_runs_(w) != 0 ? timer_wheel_best_run_(w) : TIMER_WHEEL_NSLOTS;
-        if (!behind && r < TIMER_WHEEL_NSLOTS && (uint64_t)timer_wheel_front_(w, r) <= w->first)
+        if (r < TIMER_WHEEL_NSLOTS && (uint64_t)timer_wheel_front_(w, r) <= w->first)
             i = TIMER_WHEEL_NSLOTS;         /* no slot item is earlier: no need to look */
         else
-            i = behind ? timer_wheel_behind_first_(w) : timer_wheel_scan_(w, &pend);
-        if (behind && i == TIMER_WHEEL_NSLOTS) {
-            w->state &= ~TIMER_WHEEL_BEHIND_;
-            continue;
-        }
+            i = timer_wheel_scan_(w, &pend);
         if (i < TIMER_WHEEL_NSLOTS && r < TIMER_WHEEL_NSLOTS &&
             timer_wheel_front_(w, r) <= timer_wheel_slot_start_(w->now, i))
             i = TIMER_WHEEL_NSLOTS;         /* a run item goes first */
         if (i < TIMER_WHEEL_NSLOTS) {
-            if (pend || (!behind && (x = timer_wheel_exact_(w, i)) < 0 && i >= 128 &&
+            if (pend || ((x = timer_wheel_exact_(w, i)) < 0 && i >= 128 &&
                          i == timer_wheel_pending_(w, (unsigned)(i >> 7)))) {
                 timer_wheel_finish_(w, (unsigned)(i >> 7));
                 moved = true;
@@ -1248,8 +1338,8 @@ TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw,
     return r;
 }
 
-/* A lower bound of the earliest expiry, O(1): the first item at or behind
- * the clock or in a run when it is known exactly, else the earliest slot's
+/* A lower bound of the earliest expiry, O(1): the first item behind the
+ * clock, or in a run when it is known exactly, else the earliest slot's
  * start (exact for a level-0 slot or a slot of one item); inside the clock's
  * finest 64-tick window it is exact. Back from TIMER_NEVER's window, its
  * window slots hold the latest items: exact too. */
@@ -1257,19 +1347,19 @@ TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
 {
     int64_t t = TIMER_NEVER, run = w->runs_low;
     uint64_t runs = timer_wheel_runs_(w);
-    bool pend = false, behind = (w->state & TIMER_WHEEL_BEHIND_) != 0;
+    bool pend = false;
     size_t i = w->best;
+    if (timer_wheel_behind_(w))
+        return timer_wheel_front_(w, timer_wheel_behind_first_(w));
     if (i != TIMER_WHEEL_NSLOTS && tbitmap_test(w->occupied, i) && timer_wheel_front_(w, i) <= w->upto)
         run = timer_wheel_front_(w, i);
     else if (runs == 0 || run <= (w->now | 63))
         for (run = TIMER_NEVER; runs != 0; runs &= runs - 1)
             if ((t = timer_wheel_front_(w, TIMER_WHEEL_RUNS + 1 + tbitmap_lowest(runs))) < run)
                 run = t;
-    if (!behind && run != TIMER_NEVER && (uint64_t)run <= w->first)
+    if (run != TIMER_NEVER && (uint64_t)run <= w->first)
         return run;                         /* no slot item is earlier */
-    i = behind ? timer_wheel_behind_first_(w) : TIMER_WHEEL_NSLOTS;
-    if (i == TIMER_WHEEL_NSLOTS)
-        i = timer_wheel_scan_(w, &pend);
+    i = timer_wheel_scan_(w, &pend);
     t = TIMER_NEVER;
     if (i < TIMER_WHEEL_NSLOTS && (pend || (t = timer_wheel_exact_(w, i)) < 0))
         t = timer_wheel_slot_start_(w->now, i);
@@ -1311,15 +1401,22 @@ TIMER_INLINE_ void timer_wheel_destroy(struct timer_wheel *w)
     timer_wheel_clear(w);
 }
 
-/* Where list i's items must lie: where insert files them, or (in the other
- * half of a level, refined from the pending slot one level up) in the
- * group after the clock's one level up; in TIMER_NEVER's window slots only
- * while BACK_, each in its tick. A run may hold any time. */
+/* Where list i's items must lie: behind the clock, at or before it (the
+ * due run: up to high); in a slot or run, after it. A slot's: where insert
+ * files them, or (in the other half of a level, refined from the pending
+ * slot one level up) in the group after the clock's one level up; in
+ * TIMER_NEVER's window slots only while BACK_, each in its tick. */
 TIMER_INLINE_ const char *timer_wheel_misplaced_(const struct timer_wheel *w, size_t i,
                                                  const struct timer_wheel_node *n)
 {
     unsigned l = (unsigned)(i >> 7), s;
     uint64_t e = (uint64_t)n->expire, g;
+    if (i >= TIMER_WHEEL_DUE)
+        return n->expire > w->now                           ? "an item behind the clock is after it"
+               : i == TIMER_WHEEL_DUE && n->expire > w->high ? "the due run goes past high"
+                                                            : NULL;
+    if (n->expire <= w->now)
+        return "an item at or before the clock is not behind it";
     if (i > TIMER_WHEEL_RUNS)
         return NULL;
     if (i >= TIMER_WHEEL_WINDOW)
@@ -1334,23 +1431,24 @@ TIMER_INLINE_ const char *timer_wheel_misplaced_(const struct timer_wheel *w, si
                : "an item is not in the slot its expiry maps to";
 }
 
-/* What the next pop must see of slot i: its start (level 0), else the time
- * its window opens; at or behind the clock, the clock. */
+/* What the next pop must see of list i (a slot, or behind the clock): a
+ * slot's start (level 0), else the time its window opens; behind the
+ * clock, the clock. */
 TIMER_INLINE_ uint64_t timer_wheel_due_by_(const struct timer_wheel *w, size_t i)
 {
-    int64_t start = timer_wheel_slot_start_(w->now, i);
+    uint64_t opens;
+    if (i >= TIMER_WHEEL_DUE)
+        return (uint64_t)w->now;
     if (i >= TIMER_WHEEL_WINDOW)
         return TIMER_WHEEL_TOP;
-    if (timer_wheel_is_behind_(w, i))
-        return (uint64_t)w->now;
-    return timer_wheel_opens_(i, start) > (uint64_t)w->now ? timer_wheel_opens_(i, start)
-                                                          : (uint64_t)w->now;
+    opens = timer_wheel_opens_(i, timer_wheel_slot_start_(w->now, i));
+    return opens > (uint64_t)w->now ? opens : (uint64_t)w->now;
 }
 
-/* O(n + slots). NULL when every slot item lies where its expiry maps to,
- * every run is sorted, the bitmap matches the lists, the count the items,
- * a pending slot that holds items is owed, items behind the clock are
- * marked, and wake is no later than what the next pop must see. */
+/* O(n + lists). NULL when every item lies where its expiry maps to (see
+ * misplaced_), every run and list behind the clock is sorted, the bitmap
+ * matches the lists, the count the items, a pending slot that holds items
+ * is owed, and wake is no later than what the next pop must see. */
 TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
 {
     size_t i, seen = 0;
@@ -1369,20 +1467,18 @@ TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
         int64_t last = -1;
         if (w->slot[i].next == &w->slot[i])
             return "the bitmap marks an empty list";
-        if (i < TIMER_WHEEL_RUNS && w->wake > timer_wheel_due_by_(w, i))
-            return "wake is later than a slot's start or the opening of its window";
-        if (i < TIMER_WHEEL_WINDOW && !timer_wheel_is_behind_(w, i) &&
-            w->first > (uint64_t)timer_wheel_slot_start_(w->now, i))
+        if ((i < TIMER_WHEEL_RUNS || i >= TIMER_WHEEL_DUE) && w->wake > timer_wheel_due_by_(w, i))
+            return "wake is later than the clock with items behind it, a slot's start, "
+                   "or the opening of its window";
+        if (i < TIMER_WHEEL_WINDOW && w->first > (uint64_t)timer_wheel_slot_start_(w->now, i))
             return "first is later than a slot's start";
-        if (i < TIMER_WHEEL_WINDOW && timer_wheel_is_behind_(w, i) &&
-            (w->state & TIMER_WHEEL_BEHIND_) == 0)
-            return "an item waits behind the clock, unmarked";
         for (pos = w->slot[i].next; pos != &w->slot[i]; pos = pos->next) {
             const struct timer_wheel_node *n = timer_wheel_node_of_((struct tlist *)(uintptr_t)pos);
             if (++seen > w->count || pos->next == NULL || pos->next->prev != pos ||
                 pos->prev->next != pos || n->expire < 0)
                 return "more items in lists than the count, a broken list, or a due item in one";
-            if (i > TIMER_WHEEL_RUNS && (n->expire < last || n->expire < w->runs_low))
+            if (i > TIMER_WHEEL_RUNS && (n->expire < last ||
+                                         (i < TIMER_WHEEL_DUE && n->expire < w->runs_low)))
                 return "a run is not sorted, or holds an item earlier than runs_low";
             if ((why = timer_wheel_misplaced_(w, i, n)) != NULL)
                 return why;

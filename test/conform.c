@@ -1447,17 +1447,17 @@ static void test_visit(void)
     th_fini(&h);
 }
 
-/* The items at or behind the wheel's clock (0 for the other kinds): those
- * a later pop must put in order, in the slots behind the clock's digits. */
+/* The items behind the wheel's clock (0 for the other kinds): the due run
+ * and the merge, O(log n) each when out of order. */
 static size_t conf_overdue(const tc *c)
 {
     size_t k = 0;
 #if defined(TK_WHEEL)
     const struct timer_wheel *w = tc_ccore_(c);
     size_t i;
-    for (i = 0; i < TIMER_WHEEL_WINDOW; i++) {
+    for (i = TIMER_WHEEL_DUE; i < TIMER_WHEEL_NSLOTS; i++) {
         const struct tlist *head = &w->slot[i], *pos;
-        if (tbitmap_test(w->occupied, i) && timer_wheel_is_behind_(w, i))
+        if (tbitmap_test(w->occupied, i))
             for (pos = head->next; pos != head; pos = pos->next)
                 k++;
     }
