@@ -243,7 +243,7 @@ registry() {
     t bound.build                   test  -  build bound/bound "$CC" $C99 -O2 -g -DFB_STANDALONE fuzz/bound.c
     t bound.corpus                  test  bound.build  "$B/bound/bound" fuzz/bound-corpus
     t bound.search                  test  bound.build  bound_search "$BOUND_TEST_SECONDS"
-    t bound.build.real              check -  build bound/bound_real "$CC" $C99 -O2 -g -DFB_STANDALONE -DFB_QUANTUM=0 fuzz/bound.c
+    t bound.build.real              check -  build bound/bound_real "$CC" $C99 -O2 -g -DFB_STANDALONE -DFB_ALLOWANCE=0 fuzz/bound.c
     t bound.corpus.real             check bound.build.real "$B/bound/bound_real" fuzz/bound-corpus
     needs "bound.libfuzzer*" "clang cannot build a libFuzzer target (Debian: clang, libclang-rt-14-dev; see test/build/fuzz/probe.log)" libfuzzer_works
     t bound.libfuzzer.build         check -  build bound/libfuzz_bound clang $C99 -O2 -g -fsanitize=fuzzer,undefined -fno-sanitize-recover=all fuzz/bound.c

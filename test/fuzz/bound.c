@@ -1,5 +1,5 @@
 /* bound.c - the complexity fuzzer: it hunts for one call of the wheel that
- * does more work than the bound per call allows (contract v2.3,
+ * does more work than the bound per call allows (contract v2.3 and v2.4,
  * ../bound.h, docs/guarantees.md), as SlowFuzz and PerfFuzz hunt for slow
  * inputs.
  *
@@ -15,33 +15,42 @@
  *                                    mutations of the best ones so far
  *       FB_TRACE=1 prints every call with its steps and bound.
  *
- * The wheel is built with Q = 4 (TIMER_WHEEL_QUANTUM_; 128 in a real
- * build): the constant part of the bound shrinks with Q, so a mechanism
- * that costs O(n) in one call shows with a few thousand items, where an
- * input runs in milliseconds. FB_QUANTUM=0 builds the real thing.
+ * The wheel is built with a query allowance of C = 8 (TIMER_WHEEL_C_; 48 in
+ * a real build): the constant part of the bound shrinks with it, so a
+ * mechanism that costs O(n) in one call shows with a few thousand items,
+ * where an input runs in milliseconds. FB_ALLOWANCE=0 builds the real
+ * thing.
  *
  * What is checked, for every call (steps: items moved and links walked, the
  * wheel's test hooks):
  *   insert, reschedule, reschedule_range, remove: steps <= FB_C_CHANGE
  *   pop, next_expiry, first, visit: steps <= FB_C + 8 x items handed out
  *       + 8 x (changes since the previous such call) + X
- * where X is the one exception, computed here from this file's own model of
- * the pending items and the clock (the wheel's `now`, which these calls
- * move), level by level from 1 to 10: the call enters the groups of level
- * l from the one after the clock's (at the start) to the one of its time T
- * (pop: now; next_expiry, first: the expiry it answers). The group after
- * the clock's was pending; if its window was open, it may cost
- * max(0, N - Q x k), N the items it held when the window opened, k the
- * calls made since; else all its items. Each group after that was never
- * pending: all its items. Every item is checked too: the
- * items each pop hands out and their order, next_expiry and first, against
- * the model. Correctness is test/fuzz/target.c's job and is checked only as
- * far as the bound needs it.
+ * where X is the one exception (contract v2.4), computed here from this
+ * file's own model of the pending items and of the clock (the wheel's
+ * `now`, which only pop moves), level by level from 1 to 10. The call
+ * reaches the groups of level l from the one after the clock's (at its
+ * start) to the one of its time T (pop: now; next_expiry, first: the expiry
+ * it answers).
+ *   - The group after the clock's is the pending one. If its window was open
+ *     when the previous query ended, it may cost 2 steps (a move down and a
+ *     link walked) for each item that came into its range since the later
+ *     of the window's opening and the last query that spent less than its
+ *     allowance: a query that does spends all that is owed, so only the
+ *     work created since is the window's that its calls could not do.
+ *     Otherwise the call jumped over the window: 2 for each of its items.
+ *   - Each later group was never pending, and no call could prepare it: l + 2
+ *     steps for each of its items (a query that must read such a slot puts
+ *     it in order: a radix pass for each of at most l digits, a walk, a
+ *     merge).
+ * Every item is checked too: the items each pop hands out and their order,
+ * next_expiry and first, against the model. Correctness is
+ * test/fuzz/target.c's job and is checked only as far as the bound needs it.
  *
  * The input is a program: byte 0 sizes the pool (64 << (b % 7) items), byte
- * 1 the first clock; then opcode bytes (b % 16) with their operands (see
+ * 1 the first clock; then opcode bytes (b % 18) with their operands (see
  * fb_op). Bytes past the end read as 0. bound_seeds.py writes the corpus
- * (bound-corpus/), the inputs that broke 2.2.0, in this encoding.
+ * (bound-corpus/), the inputs that broke 2.2.0 and 2.3.0, in this encoding.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
@@ -50,11 +59,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef FB_QUANTUM
-#define FB_QUANTUM 4
+#ifndef FB_ALLOWANCE
+#define FB_ALLOWANCE 8
 #endif
-#if FB_QUANTUM != 0
-#define TIMER_WHEEL_QUANTUM_ FB_QUANTUM
+#if FB_ALLOWANCE != 0
+#define TIMER_WHEEL_C_ FB_ALLOWANCE
 #endif
 static unsigned long long fb_steps;
 #define TIMER_WHEEL_ON_MOVE_() ((void)fb_steps++)
@@ -63,14 +72,15 @@ static unsigned long long fb_steps;
 #include "../bound.h"
 #include "input.h"
 
-/* The constant parts of the bound at this Q (docs/guarantees.md derives
- * them): a query spends Q on each of 10 levels, walks a far slot of at most
- * FEW items twice on each of 11 rounds of locating, and one link of each
- * list behind the clock (the due run and 3 a tier); a change merges 8
- * items on each tier of the merge behind the clock. With Q = 128 they come
- * to 1,650 and 457, within the contract's C = 4,096. */
-#define FB_LISTS (1 + 3 * TIMER_WHEEL_TIERS)
-#define FB_C (10 * TIMER_WHEEL_QUANTUM + 11 * (2 * TIMER_WHEEL_FEW + 2) + FB_LISTS)
+/* The constant parts of the bound at this allowance (docs/guarantees.md
+ * derives them): a query spends its allowance C (or, when C is smaller, the
+ * 2 FEW + 2 links it may walk to read a small slot), and a step of the work
+ * owed may go FEW beyond it (a run cut walks at least FEW links); a change
+ * merges 8 items on each tier of the merge behind the clock. In a real
+ * build they come to 56 (within the bound's C = 64) and 313 (within 4,096:
+ * an insert behind the clock, out of order, while many items wait there). */
+#define FB_OWN (2 * TIMER_WHEEL_FEW + 2)    /* a slot of at most FEW items: counted, searched */
+#define FB_C ((TIMER_WHEEL_C > FB_OWN ? TIMER_WHEEL_C : FB_OWN) + TIMER_WHEEL_FEW)
 #define FB_C_CHANGE (8 * TIMER_WHEEL_TIERS + 1)
 
 struct fitem {
@@ -149,9 +159,11 @@ static struct {
     struct fitem *it;
     int n;
     unsigned long long changes;   /* since the previous query */
-    uint64_t pg[TIMER_WHEEL_LEVELS];  /* by level: the pending group, */
-    size_t pn[TIMER_WHEEL_LEVELS];    /* the items it held when it became pending, */
-    size_t pk[TIMER_WHEEL_LEVELS];    /* the queries since */
+    /* By level, after the previous query: the pending group when its
+     * window is open (else 0: no group is pending at 0), and the items that
+     * count as its work left (see the top). */
+    uint64_t pg[TIMER_WHEEL_LEVELS];
+    size_t pn[TIMER_WHEEL_LEVELS];
     long long worst;              /* the least margin (bound - steps) of this input */
     unsigned long long xused;     /* the most of the exception one call needed */
     const char *worst_call;
@@ -178,7 +190,8 @@ static int64_t fb_add(int64_t a, int64_t d)
 
 static void fb_fail(const char *what, unsigned long long steps, unsigned long long bound)
 {
-    printf("FAIL bound: %s took %llu steps, its bound is %llu (Q = %d)\n", what, steps, bound, TIMER_WHEEL_QUANTUM);
+    printf("FAIL bound: %s took %llu steps, its bound is %llu (allowance C = %d)\n", what, steps, bound,
+           TIMER_WHEEL_C);
     fflush(stdout);
     abort();
 }
@@ -224,37 +237,54 @@ static unsigned long long fb_exception(int64_t c0, int64_t t)
         if (gt <= g0)
             continue;
         if (fb.pg[l] == g0 + 1)
-            x += fb.pn[l] > (size_t)TIMER_WHEEL_QUANTUM * fb.pk[l] ? fb.pn[l] - (size_t)TIMER_WHEEL_QUANTUM * fb.pk[l] : 0;
+            x += 2 * fb.pn[l];
         else
-            x += fm_count(fb_start(g0 + 1, l), fb_end(g0 + 1, l));
+            x += 2 * fm_count(fb_start(g0 + 1, l), fb_end(g0 + 1, l));
         if (gt >= g0 + 2)
-            x += fm_count(fb_start(g0 + 2, l), fb_end(gt, l));
+            x += (unsigned long long)(l + 2) * fm_count(fb_start(g0 + 2, l), fb_end(gt, l));
     }
     return x;
 }
 
-/* After a query: the pending group of each level whose window is open
- * (its items when it opened), or one more query made in its window; 0 for
- * a level whose window is closed. The window of level l's pending slot:
- * the clock's digit at level l - 1 is TIMER_WHEEL_WINDOW (48) or more
- * (level 1: always). */
-static void fb_after_query(void)
+/* Is level l's window open with the clock at c (the clock's digit at level
+ * l - 1 is BOUND_WINDOW_FROM or more; level 1: always)? */
+static int fb_open(int64_t c, int l)
+{
+    return l == 1 || (fb_group(c, l - 1) & 63) >= BOUND_WINDOW_FROM;
+}
+
+/* After a query that spent `spent` of its allowance `allowance`: by level,
+ * the pending group whose window is open, and its work left: none when
+ * the query spent less than its allowance (it did all the work owed), all
+ * its items when its window has just opened, else what it had. */
+static void fb_after_query(unsigned long long spent, unsigned long long allowance)
 {
     int64_t c = fb_clock();
     int l;
     for (l = 1; l < TIMER_WHEEL_LEVELS; l++) {
         uint64_t g = fb_group(c, l) + 1;
-        if (l > 1 && (fb_group(c, l - 1) & 63) < TIMER_WHEEL_WINDOW) {
+        if (!fb_open(c, l)) {
             fb.pg[l] = 0;
-        } else if (g != fb.pg[l]) {
+            continue;
+        }
+        if (g != fb.pg[l]) {
             fb.pg[l] = g;
             fb.pn[l] = fm_count(fb_start(g, l), fb_end(g, l));
-            fb.pk[l] = 0;
-        } else {
-            fb.pk[l]++;
         }
+        if (spent + TIMER_WHEEL_FEW < allowance)
+            fb.pn[l] = 0;
     }
     fb.changes = 0;
+}
+
+/* An item came into the range of a pending group whose window is open:
+ * work for that window. */
+static void fb_arrive(int64_t e)
+{
+    int l;
+    for (l = 1; l < TIMER_WHEEL_LEVELS; l++)
+        if (fb.pg[l] != 0 && fb_group(e, l) == fb.pg[l])
+            fb.pn[l]++;
 }
 
 /* Judge one call: steps against its bound, of which x is the exception
@@ -297,6 +327,7 @@ static void fb_insert(int id, int64_t e)
         fb_expect(rc == 0, "insert returned an error");
     }
     fm_arm(id, e, &fb.it[id].seq);
+    fb_arrive(e);
 }
 
 static void fb_remove(int id)
@@ -320,6 +351,7 @@ static void fb_range(int id, int64_t lo, int64_t hi)
         if (fm.expire[id] >= 0)
             fm_del(id, fb.it[id].seq);
         fm_arm(id, hi, &fb.it[id].seq);
+        fb_arrive(hi);
     }
 }
 
@@ -345,12 +377,12 @@ static size_t fb_pop(int64_t now, int64_t rearm)
         printf("  pop(%lld): clock %lld -> %lld, %zu handed out, %zu pending\n", (long long)now, (long long)c0,
                (long long)fb_clock(), k, fm.n - k);
     x = fb_exception(c0, now > c0 ? now : c0);
-    fb_judge("pop", steps, bound_of(true, k, fb.changes) - BOUND_C + FB_C + x, x);
+    fb_judge("pop", steps, bound_of_c(FB_C, true, k, fb.changes) + x, x);
     memmove(fm.r, fm.r + k, (fm.n - k) * sizeof fm.r[0]);
     fm.n -= k;
     for (i = 0; i < k; i++)
         fm.expire[ids[i]] = -1;
-    fb_after_query();
+    fb_after_query(steps, bound_of_c(TIMER_WHEEL_C, true, k, fb.changes));
     for (i = 0; rearm != 0 && i < k; i++)
         fb_insert(ids[i], fb_add(now, rearm > 0 ? rearm : 1 + (int64_t)(fb_rand() % (uint64_t)-rearm)));
     free(ids);
@@ -388,9 +420,9 @@ static void fb_query(int kind)
             printf("  %s: clock %lld -> %lld, answer %lld, %zu pending\n", name[kind], (long long)c0,
                    (long long)c1, (long long)t, fm.n);
         unsigned long long x = fb_exception(c0, upto > c0 ? upto : c0);
-        fb_judge(name[kind], steps, FB_C + BOUND_PER_CHANGE * fb.changes + x, x);
+        fb_judge(name[kind], steps, bound_of_c(FB_C, true, 0, fb.changes) + x, x);
+        fb_after_query(steps, bound_of_c(TIMER_WHEEL_C, true, 0, fb.changes));
     }
-    fb_after_query();
 }
 
 /* ---- the program ----------------------------------------------------------- */
@@ -454,7 +486,7 @@ static int fb_idle(void)
 
 static void fb_op(void)
 {
-    unsigned op = fz_byte() % 16, k, i;
+    unsigned op = fz_byte() % 18, k, i;
     int64_t c = fb_clock(), t, d, span;
     switch (op) {
     case 0:                            /* insert or reschedule one */
@@ -534,6 +566,25 @@ static void fb_op(void)
         else
             fb_query(0);
         break;
+    case 16:                           /* a query, then arrivals (2.3's stale state: libevent's
+                                          callbacks arm timers after a next_expiry) */
+        fb_query((int)(fz_byte() & 1));
+        k = 1 + fz_byte() * 16;
+        t = fb_time();
+        span = fb_distance();
+        for (i = 0; i < k; i++) {
+            int id = fb_idle();
+            if (id >= 0)
+                fb_insert(id, fb_add(t, (int64_t)(fb_rand() % (uint64_t)span)));
+        }
+        break;
+    case 17:                           /* a dense steady loop: a pop every tick, each due
+                                          item re-armed at now + 1 .. d */
+        k = 1 + fz_byte() * 4;
+        d = 1 + (int64_t)(fz_bytes(2) % 4096);
+        for (i = 0; i < k; i++)
+            fb_pop(fb_add(fb_clock(), 1), -d);
+        break;
     default:                           /* inserts behind the clock in random order */
         k = 1 + fz_byte() * 8;
         span = fb_distance();
@@ -569,7 +620,7 @@ static int fb_run(const uint8_t *data, size_t size)
     fw_init(&fb.w, (int64_t)fz_bytes(1) << (TIMER_WHEEL_BITS * 3));
     for (i = 0; i < TIMER_WHEEL_LEVELS; i++)
         fb.pg[i] = 0;
-    fb_after_query();   /* the windows open now, empty */
+    fb_after_query(0, 1);   /* the windows open now, empty */
     while (fz_left > 0)
         fb_op();
     fb_pop(INT64_MAX, 0);
@@ -665,8 +716,8 @@ int main(int argc, char **argv)
         size_t len, blen = 0;
         long long best_margin = LLONG_MAX;
         clock_t t0 = clock();
-        printf("bound search: seed %llu, %.0f s, Q = %d (replay one input: FB_TRACE=1 bound FILE)\n",
-               (unsigned long long)seed, secs, TIMER_WHEEL_QUANTUM);
+        printf("bound search: seed %llu, %.0f s, allowance C = %d (replay one input: FB_TRACE=1 bound FILE)\n",
+               (unsigned long long)seed, secs, TIMER_WHEEL_C);
         while ((double)(clock() - t0) / CLOCKS_PER_SEC < secs) {
             if (blen > 0 && (s & 3) != 0) { /* mutate the closest call so far */
                 memcpy(buf, best, blen);
