@@ -314,6 +314,60 @@ static void test_now_backwards(void)
     th_fini(&h);
 }
 
+/* A pop whose now is behind the clock changes nothing (contract v2.4): the
+ * clock stays the latest now given to pop, and min_time is exact whenever
+ * the earliest expiry lies in its finest 64-tick window. First the case
+ * that 2.2 and 2.3 got wrong, then its class at random: pops back by any
+ * amount, with inserts, reschedules and removes in, around and far from
+ * that window; th_check_min_time judges min_time after every call. */
+static void test_min_time_after_pops_back(void)
+{
+    struct th h;
+    int round, k;
+
+    th_init(&h, 2, 760362425000);
+    TH_EQ(th_pop(&h, 38041865784721), 0);
+    TH_EQ(th_pop(&h, 38041865784451), 0);
+    TH_EQ(th_insert(&h, 0, 38041865784741), 0);
+    TH_EQ(th_insert(&h, 1, 38041865784724), 0);
+    TH_EQ(tc_min_time(&h.c), 38041865784724);
+    th_verify(&h);
+    th_fini(&h);
+    for (round = 0; round < 300; round++) {
+        int64_t c = (int64_t)th_below(UINT64_C(1) << 45), back;
+        th_init(&h, 16, (int64_t)th_below((uint64_t)c + 1));
+        (void)th_pop(&h, c);
+        for (k = 0; k < 60; k++) {
+            size_t i = (size_t)th_below(16);
+            int64_t near = c - 64 + (int64_t)th_below(192), far = c + (int64_t)th_below(UINT64_C(1) << th_below(44));
+            switch (th_below(5)) {
+            case 0:
+                back = (int64_t)th_below(UINT64_C(1) << th_below(44));
+                (void)th_pop(&h, c > back ? c - back : 0);
+                break;
+            case 1:
+                (void)th_reschedule(&h, i, near > 0 ? near : 0);
+                break;
+            case 2:
+                (void)th_reschedule(&h, i, th_below(4) == 0 ? c - (int64_t)th_below((uint64_t)c + 1) : far);
+                break;
+            case 3:
+                (void)th_remove(&h, i);
+                break;
+            default:
+                if (th_below(8) == 0)
+                    (void)th_pop(&h, c = near > c ? near : c);     /* the clock moves on a little */
+                else
+                    (void)th_next_expiry(&h);
+                break;
+            }
+            th_check_min_time(&h);
+        }
+        th_verify(&h);
+        th_fini(&h);
+    }
+}
+
 /* No expiry is negative, so a pop with a negative now has nothing to take. */
 static void test_pop_negative_now(void)
 {
@@ -1709,6 +1763,7 @@ static const struct {
     { "extremes", test_extremes },
     { "init_negative_now", test_init_negative_now },
     { "now_backwards", test_now_backwards },
+    { "min_time_after_pops_back", test_min_time_after_pops_back },
     { "pop_negative_now", test_pop_negative_now },
     { "pop_appends", test_pop_appends },
     { "clear", test_clear },
