@@ -245,7 +245,7 @@ TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
 /* ---- geometry ---------------------------------------------------------------- */
 
 /* The slot of an expiry: the highest bit in which it differs from the
- * clock gives the level (tables, as in 2.1 and skynet), its group there the
+ * clock gives the level (as in skynet: its sixth), its group there the
  * slot, in the half of its group one level up (the clock's, for this
  * slot); *g is the group, *s the level's shift. An expiry at or behind
  * the clock maps to a slot of the clock's half at or below its digit, which
@@ -253,20 +253,10 @@ TIMER_INLINE_ void timer_wheel_make_due_(struct timer_wheel_node *n)
  * sends such an item to file_slow_, which files it behind the clock. */
 TIMER_INLINE_ size_t timer_wheel_where_(int64_t clock, int64_t expire, uint64_t *g, unsigned *s)
 {
-#define TIMER_WHEEL_L6_(x) x, x, x, x, x, x
-    static const unsigned char shift[64] = {
-        TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(6), TIMER_WHEEL_L6_(12), TIMER_WHEEL_L6_(18),
-        TIMER_WHEEL_L6_(24), TIMER_WHEEL_L6_(30), TIMER_WHEEL_L6_(36), TIMER_WHEEL_L6_(42),
-        TIMER_WHEEL_L6_(48), TIMER_WHEEL_L6_(54), 60, 60, 60, 60};
-    static const unsigned short first[64] = {
-        TIMER_WHEEL_L6_(0), TIMER_WHEEL_L6_(128), TIMER_WHEEL_L6_(256), TIMER_WHEEL_L6_(384),
-        TIMER_WHEEL_L6_(512), TIMER_WHEEL_L6_(640), TIMER_WHEEL_L6_(768), TIMER_WHEEL_L6_(896),
-        TIMER_WHEEL_L6_(1024), TIMER_WHEEL_L6_(1152), 1280, 1280, 1280, 1280};
-#undef TIMER_WHEEL_L6_
-    unsigned bit = tbitmap_highest(((uint64_t)expire ^ (uint64_t)clock) | 1);
-    *s = shift[bit];
+    unsigned l = tbitmap_highest(((uint64_t)expire ^ (uint64_t)clock) | 1) / TIMER_WHEEL_BITS;
+    *s = TIMER_WHEEL_BITS * l;
     *g = (uint64_t)expire >> *s;
-    return first[bit] + (size_t)(*g & 127);
+    return 128 * l + (size_t)(*g & 127);
 }
 
 /* The first tick of slot i: its level's group is the clock's one level up,
@@ -423,7 +413,8 @@ TIMER_NOINLINE_ void timer_wheel_pick_(struct timer_wheel *w)
 TIMER_INLINE_ size_t timer_wheel_best_run_(struct timer_wheel *w)
 {
     size_t i = w->best;
-    if (i == TIMER_WHEEL_NSLOTS || !tbitmap_test(w->occupied, i) || timer_wheel_front_(w, i) > w->upto)
+    if (i == TIMER_WHEEL_NSLOTS || !tbitmap_test(w->occupied, i) ||
+        timer_wheel_front_(w, i) > w->upto)
         timer_wheel_pick_(w);
     return w->best;
 }
@@ -744,9 +735,8 @@ TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
     bool ours = w->count != 0 && (prev != next || timer_wheel_is_head_(w, prev));
-    assert(ours &&
-           "timer_wheel_remove/reschedule: the item is not in this wheel "
-           "(another wheel holds it, or init was called while this one held it)");
+    assert(ours && "timer_wheel_remove/reschedule: the item is not in this wheel (another wheel "
+                   "holds it, or init was called while this one held it)");
     if (!ours)
         return false;
     if (prev == next)                       /* n was alone: its list is empty now */
@@ -758,36 +748,18 @@ TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_no
 
 TIMER_INLINE_ bool timer_wheel_remove(struct timer_wheel *w, struct timer_wheel_node *n)
 {
-    struct tlist *prev, *next;
     if (n == NULL || n->link.next == NULL)
         return false;
     assert(timer_wheel_holds_(w, n, 7) &&
            "timer_wheel_remove: the item is not in this wheel "
            "(another wheel holds it, or init was called while this one held it)");
-    prev = n->link.prev;
-    next = n->link.next;
     if (n->expire < 0) {
         tlist_remove(&n->link);             /* due: leave the result list */
         w->changes++;
-    } else {
-        /* cut_'s checks, in the order that costs least: the count first
-         * (an empty wheel holds nothing), then, when n was alone, its head
-         * (the unlink undone if it is another list's: nothing changes) */
-        if (w->count == 0)
-            return false;
-        prev->next = next;
-        next->prev = prev;
-        if (prev == next) {
-            bool ours = timer_wheel_is_head_(w, prev);
-            assert(ours && "timer_wheel_remove: the item is not in this wheel "
-                           "(another wheel holds it)");
-            if (!ours) {
-                prev->next = prev->prev = &n->link;
-                return false;
-            }
-            tbitmap_clear(w->occupied, (size_t)(prev - w->slot));
-        }
+    } else if (timer_wheel_cut_(w, n)) {
         w->count--;
+    } else {
+        return false;                       /* another wheel's item: nothing changes */
     }
     timer_wheel_make_idle_(n);
     return true;
@@ -806,27 +778,17 @@ TIMER_NOINLINE_ int timer_wheel_rearm_(struct timer_wheel *w, int64_t expire,
     return 0;
 }
 
-/* reschedule of a pending item to a slot that holds none (out of line) */
-TIMER_NOINLINE_ bool timer_wheel_move_(struct timer_wheel *w, int64_t expire,
-                                       struct timer_wheel_node *n)
-{
-    if (!timer_wheel_cut_(w, n))
-        return false;                       /* another wheel's item: nothing changes */
-    n->expire = expire;
-    timer_wheel_file_slow_(w, n);
-    return true;
-}
-
-/* A pending item moving to a slot that holds items (a connection timeout
- * pushed back) is unlinked from wherever it is and appended, as an insert
- * would, since a reschedule is a new arrival; one that is last in that
- * slot already only changes its expiry. */
+/* A pending item is unlinked from wherever it is and filed as an insert
+ * would (a reschedule is a new arrival: a connection timeout pushed back
+ * goes to the end of its slot); one that is last in its slot already only
+ * changes its expiry. */
 TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
                                          struct timer_wheel_node *n)
 {
     uint64_t g;
     unsigned s;
-    size_t i;
+    size_t i = 0;
+    bool held;
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_wheel_holds_(w, n, 7) &&
@@ -834,17 +796,18 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
            "(another wheel holds it, or init was called while this one held it)");
     if (!timer_wheel_node_pending(n))
         return timer_wheel_rearm_(w, expire, n);
-    if (expire < TIMER_WHEEL_TOP &&
-        tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s))) {
-        if (n->link.next != &w->slot[i]) {  /* else it is last in that slot already */
-            if (!timer_wheel_cut_(w, n))
-                return -EINVAL;             /* another wheel's item: nothing changes */
-            tlist_splice_range_(&w->slot[i], &n->link, &n->link);
-        }
+    held = expire < TIMER_WHEEL_TOP &&
+           tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s));
+    if (!held || n->link.next != &w->slot[i]) {
+        if (!timer_wheel_cut_(w, n))
+            return -EINVAL;                 /* another wheel's item: nothing changes */
         n->expire = expire;
-    } else if (!timer_wheel_move_(w, expire, n)) {
-        return -EINVAL;
+        if (held)
+            tlist_splice_range_(&w->slot[i], &n->link, &n->link);
+        else
+            timer_wheel_file_slow_(w, n);
     }
+    n->expire = expire;
     w->changes++;
     return 0;
 }
@@ -854,10 +817,9 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
 /* Move pos (from a level-l list) to its slot at level l - 1. */
 TIMER_INLINE_ void timer_wheel_down_(struct timer_wheel *w, unsigned l, struct tlist *pos)
 {
-    struct timer_wheel_node *n = timer_wheel_node_of_(pos);
+    uint64_t g = (uint64_t)timer_wheel_node_of_(pos)->expire >> (TIMER_WHEEL_BITS * (l - 1));
     TIMER_WHEEL_ON_MOVE_();
-    timer_wheel_link_(w, 128 * (l - 1) + (((uint64_t)n->expire >> (TIMER_WHEEL_BITS * (l - 1))) & 127),
-                      n);
+    timer_wheel_link_(w, 128 * (l - 1) + (size_t)(g & 127), timer_wheel_node_of_(pos));
 }
 
 /* Prepare level l's pending slot P (group g, the one after the clock's) for
@@ -1188,6 +1150,12 @@ TIMER_INLINE_ void timer_wheel_forward_(struct timer_wheel *w)
     w->state &= ~TIMER_WHEEL_BACK_;
 }
 
+/* pop's check that it hands out no more items than the wheel holds */
+#define TIMER_WHEEL_COUNTED_(w, k)                                                         \
+    assert((k) <= (w)->count &&                                                             \
+           "timer_wheel_pop: more items than the count (an item was removed through another " \
+           "wheel)")
+
 /* pop when the fast path does not apply. now behind the clock: only items
  * at or behind it can be due; after a drain at TIMER_NEVER's window, an
  * empty wheel's clock goes back to now (later inserts are not all behind
@@ -1213,8 +1181,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
         }
         k += timer_wheel_walk_(w, now, out);
     }
-    assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed "
-                            "through another wheel)");
+    TIMER_WHEEL_COUNTED_(w, k);
     w->count -= k;
     timer_wheel_done_(w, k, changes, true);
     return k;
@@ -1232,8 +1199,7 @@ TIMER_INLINE_ size_t timer_wheel_pop(struct timer_wheel *w, int64_t now, struct 
     w->now = now;
     if (now >= w->runs_low) {
         k = timer_wheel_take_runs_(w, now, out);
-        assert(k <= w->count && "timer_wheel_pop: more items than the count (an item was removed "
-                                "through another wheel)");
+        TIMER_WHEEL_COUNTED_(w, k);
         w->count -= k;
     }
     w->base = w->changes - w->count;
@@ -1351,18 +1317,15 @@ TIMER_INLINE_ int timer_wheel_visit(const struct timer_wheel *cw,
  * window slots hold the latest items: exact too. */
 TIMER_INLINE_ int64_t timer_wheel_min_time(const struct timer_wheel *w)
 {
-    int64_t t = TIMER_NEVER, run = w->runs_low;
+    int64_t t = TIMER_NEVER, run = TIMER_NEVER;
     uint64_t runs = timer_wheel_runs_(w);
     bool pend = false;
-    size_t i = w->best;
+    size_t i;
     if (timer_wheel_behind_(w))
         return timer_wheel_front_(w, timer_wheel_behind_first_(w));
-    if (i != TIMER_WHEEL_NSLOTS && tbitmap_test(w->occupied, i) && timer_wheel_front_(w, i) <= w->upto)
-        run = timer_wheel_front_(w, i);
-    else if (runs == 0 || run <= (w->now | 63))
-        for (run = TIMER_NEVER; runs != 0; runs &= runs - 1)
-            if ((t = timer_wheel_front_(w, TIMER_WHEEL_RUNS + 1 + tbitmap_lowest(runs))) < run)
-                run = t;
+    for (; runs != 0; runs &= runs - 1)
+        if ((t = timer_wheel_front_(w, TIMER_WHEEL_RUNS + 1 + tbitmap_lowest(runs))) < run)
+            run = t;
     if (run != TIMER_NEVER && (uint64_t)run <= w->first)
         return run;                         /* no slot item is earlier */
     i = timer_wheel_scan_(w, &pend);
@@ -1407,86 +1370,78 @@ TIMER_INLINE_ void timer_wheel_destroy(struct timer_wheel *w)
     timer_wheel_clear(w);
 }
 
-/* Where list i's items must lie: behind the clock, at or before it (the
- * due run: up to high); in a slot or run, after it. A slot's: where insert
- * files them, or (in the other half of a level, refined from the pending
- * slot one level up) in the group after the clock's one level up; in
- * TIMER_NEVER's window slots only while BACK_, each in its tick. */
+/* What is wrong with n, the item after one of expiry `last` in list i
+ * (NULL: nothing). Behind the clock, each list is in order, at or before the
+ * clock (the due run: up to high); a run, in order from runs_low on; a slot
+ * item, after the clock where insert files it, or, in the other half of a
+ * level, refined from the pending slot one level up, in the group after
+ * the clock's one level up; in TIMER_NEVER's window slots only while
+ * BACK_, each in its tick. */
 TIMER_INLINE_ const char *timer_wheel_misplaced_(const struct timer_wheel *w, size_t i,
-                                                 const struct timer_wheel_node *n)
+                                                 const struct timer_wheel_node *n, int64_t last)
 {
     unsigned l = (unsigned)(i >> 7), s;
     uint64_t e = (uint64_t)n->expire, g;
+    if (i > TIMER_WHEEL_RUNS && n->expire < last)
+        return "a run, or a list behind the clock, is out of order";
     if (i >= TIMER_WHEEL_DUE)
-        return n->expire > w->now                           ? "an item behind the clock is after it"
-               : i == TIMER_WHEEL_DUE && n->expire > w->high ? "the due run goes past high"
-                                                            : NULL;
-    if (n->expire <= w->now)
-        return "an item at or before the clock is not behind it";
-    if (i > TIMER_WHEEL_RUNS)
-        return NULL;
-    if (i >= TIMER_WHEEL_WINDOW)
-        return (w->state & TIMER_WHEEL_BACK_) == 0 || n->expire < TIMER_WHEEL_TOP ||
-                       (e & 63) != (i & 63)
+        return n->expire > w->now || (i == TIMER_WHEEL_DUE && n->expire > w->high)
+                   ? "an item behind the clock is after it (the due run: after high)" : NULL;
+    if (n->expire <= w->now || (i > TIMER_WHEEL_RUNS && n->expire < w->runs_low))
+        return "an item at or before the clock (or runs_low) is in a slot (a run)";
+    if (i >= TIMER_WHEEL_WINDOW && i <= TIMER_WHEEL_RUNS)
+        return (w->state & TIMER_WHEEL_BACK_) == 0 || (e & 63) != (i & 63) ||
+                       n->expire < TIMER_WHEEL_TOP
                    ? "an item in TIMER_NEVER's window slots is outside that window" : NULL;
-    if (timer_wheel_where_(w->now, n->expire, &g, &s) == i)
+    if (i > TIMER_WHEEL_RUNS || timer_wheel_where_(w->now, n->expire, &g, &s) == i ||
+        (l + 1 < TIMER_WHEEL_LEVELS && (e >> (TIMER_WHEEL_BITS * l) & 127) == (i & 127) &&
+         e >> (TIMER_WHEEL_BITS * (l + 1)) == timer_wheel_group_(w, l + 1) + 1))
         return NULL;
-    return l + 1 < TIMER_WHEEL_LEVELS && (e >> (TIMER_WHEEL_BITS * l) & 127) == (i & 127) &&
-                   e >> (TIMER_WHEEL_BITS * (l + 1)) == timer_wheel_group_(w, l + 1) + 1
-               ? NULL
-               : "an item is not in the slot its expiry maps to";
+    return "an item is not in the slot its expiry maps to";
 }
 
-/* What the next pop must see of list i (a slot, or behind the clock): a
- * slot's start (level 0), else the time its window opens; behind the
- * clock, the clock. */
+/* The latest wake that list i allows: behind the clock, the clock; a slot,
+ * its start (level 0), else the time its window opens (not before the
+ * clock); a run, any. */
 TIMER_INLINE_ uint64_t timer_wheel_due_by_(const struct timer_wheel *w, size_t i)
 {
     uint64_t opens;
-    if (i >= TIMER_WHEEL_DUE)
-        return (uint64_t)w->now;
+    if (i >= TIMER_WHEEL_DUE || i > TIMER_WHEEL_RUNS)
+        return i >= TIMER_WHEEL_DUE ? (uint64_t)w->now : UINT64_MAX;
     if (i >= TIMER_WHEEL_WINDOW)
         return TIMER_WHEEL_TOP;
     opens = timer_wheel_opens_(i, timer_wheel_slot_start_(w->now, i));
     return opens > (uint64_t)w->now ? opens : (uint64_t)w->now;
 }
 
-/* O(n + lists). NULL when every item lies where its expiry maps to (see
- * misplaced_), every run and list behind the clock is sorted, the bitmap
- * matches the lists, the count the items, a pending slot that holds items
- * is owed, and wake is no later than what the next pop must see. */
+/* O(n + lists). NULL when every item lies where it must (misplaced_), the
+ * bitmap matches the lists, the count the items, every pending slot that
+ * holds items while its window is open is owed, and wake and first are no
+ * later than what the next pop must see; else what is wrong. */
 TIMER_INLINE_ const char *timer_wheel_check(const struct timer_wheel *w)
 {
     size_t i, seen = 0;
     unsigned l;
     const struct tlist *pos;
     const char *why;
-    if (w->now < 0)
-        return "the clock is negative";
     for (l = 1; l < TIMER_WHEEL_LEVELS; l++)
-        if (timer_wheel_open_(w, l) && timer_wheel_owes_(w, l) && !(w->owed >> l & 1))
-            return "a pending slot holds items, its window open, but no call owes them";
-    if (w->owed != 0 && w->wake > (uint64_t)w->now)
-        return "work is owed, but the next pop may take the fast path";
+        if ((timer_wheel_open_(w, l) && timer_wheel_owes_(w, l) && !(w->owed >> l & 1)) ||
+            (w->owed != 0 && w->wake > (uint64_t)w->now))
+            return "work owed is not marked, or the next pop may take the fast path";
     for (i = 0; (i = tbitmap_find_first(w->occupied, i, TIMER_WHEEL_NSLOTS)) < TIMER_WHEEL_NSLOTS;
          i++) {
         int64_t last = -1;
         if (w->slot[i].next == &w->slot[i])
             return "the bitmap marks an empty list";
-        if ((i < TIMER_WHEEL_RUNS || i >= TIMER_WHEEL_DUE) && w->wake > timer_wheel_due_by_(w, i))
-            return "wake is later than the clock with items behind it, a slot's start, "
-                   "or the opening of its window";
-        if (i < TIMER_WHEEL_WINDOW && w->first > (uint64_t)timer_wheel_slot_start_(w->now, i))
-            return "first is later than a slot's start";
+        if (w->wake > timer_wheel_due_by_(w, i) ||
+            (i < TIMER_WHEEL_WINDOW && w->first > (uint64_t)timer_wheel_slot_start_(w->now, i)))
+            return "wake or first is later than what the next pop must see";
         for (pos = w->slot[i].next; pos != &w->slot[i]; pos = pos->next) {
             const struct timer_wheel_node *n = timer_wheel_node_of_((struct tlist *)(uintptr_t)pos);
             if (++seen > w->count || pos->next == NULL || pos->next->prev != pos ||
                 pos->prev->next != pos || n->expire < 0)
-                return "more items in lists than the count, a broken list, or a due item in one";
-            if (i > TIMER_WHEEL_RUNS && (n->expire < last ||
-                                         (i < TIMER_WHEEL_DUE && n->expire < w->runs_low)))
-                return "a run is not sorted, or holds an item earlier than runs_low";
-            if ((why = timer_wheel_misplaced_(w, i, n)) != NULL)
+                return "a broken list, a due item in one, or more items than the count";
+            if ((why = timer_wheel_misplaced_(w, i, n, last)) != NULL)
                 return why;
             last = n->expire;
         }
