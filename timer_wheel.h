@@ -787,8 +787,7 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
 {
     uint64_t g;
     unsigned s;
-    size_t i = 0;
-    bool held;
+    size_t i;
     if (n == NULL || expire < 0)
         return -EINVAL;
     assert(timer_wheel_holds_(w, n, 7) &&
@@ -796,16 +795,18 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
            "(another wheel holds it, or init was called while this one held it)");
     if (!timer_wheel_node_pending(n))
         return timer_wheel_rearm_(w, expire, n);
-    held = expire < TIMER_WHEEL_TOP &&
-           tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s));
-    if (!held || n->link.next != &w->slot[i]) {
-        if (!timer_wheel_cut_(w, n))
-            return -EINVAL;                 /* another wheel's item: nothing changes */
-        n->expire = expire;
-        if (held)
+    if (expire < TIMER_WHEEL_TOP &&
+        tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s))) {
+        if (n->link.next != &w->slot[i]) {  /* else it is last in that slot already */
+            if (!timer_wheel_cut_(w, n))
+                return -EINVAL;             /* another wheel's item: nothing changes */
             tlist_splice_range_(&w->slot[i], &n->link, &n->link);
-        else
-            timer_wheel_file_slow_(w, n);
+        }
+    } else if (timer_wheel_cut_(w, n)) {
+        n->expire = expire;
+        timer_wheel_file_slow_(w, n);
+    } else {
+        return -EINVAL;
     }
     n->expire = expire;
     w->changes++;
@@ -977,28 +978,17 @@ TIMER_INLINE_ int64_t timer_wheel_exact_(const struct timer_wheel *w, size_t i)
                                               : -1;
 }
 
-/* Does slot i hold at most FEW items? (A walk of at most FEW + 1 links.) */
-TIMER_INLINE_ bool timer_wheel_few_(struct timer_wheel *w, size_t i)
-{
-    const struct tlist *pos = w->slot[i].next;
-    size_t k = 0;
-    for (; k <= TIMER_WHEEL_FEW && pos != &w->slot[i]; k++)
-        pos = pos->next;
-    timer_wheel_walked_(w, k);
-    return pos == &w->slot[i];
-}
-
-/* The first item of a slot of at most FEW items: the least expiry, the
- * first of its ties in the slot's order. */
+/* The first item of slot i when it holds at most FEW (the least expiry,
+ * the first of its ties), else NULL: a walk of at most FEW + 1 links. */
 TIMER_INLINE_ struct timer_wheel_node *timer_wheel_search_(struct timer_wheel *w, size_t i)
 {
     struct tlist *pos = w->slot[i].next, *best = pos;
     size_t k = 0;
-    for (; pos != &w->slot[i]; pos = pos->next, k++)
+    for (; pos != &w->slot[i] && k <= TIMER_WHEEL_FEW; pos = pos->next, k++)
         if (timer_wheel_node_of_(pos)->expire < timer_wheel_node_of_(best)->expire)
             best = pos;
     timer_wheel_walked_(w, k);
-    return timer_wheel_node_of_(best);
+    return pos == &w->slot[i] ? timer_wheel_node_of_(best) : NULL;
 }
 
 /* Finish level l's pending slot (all of it, now). */
@@ -1248,8 +1238,8 @@ TIMER_NOINLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel 
             }
             if ((x = timer_wheel_exact_(w, i)) >= 0) {
                 n = timer_wheel_node_of_(w->slot[i].next);
-            } else if (timer_wheel_few_(w, i)) {
-                x = (n = timer_wheel_search_(w, i))->expire;
+            } else if ((n = timer_wheel_search_(w, i)) != NULL) {
+                x = n->expire;
             } else {
                 timer_wheel_to_run_(w, i);
                 moved = true;

@@ -74,12 +74,12 @@ static unsigned long long fb_steps;
 
 /* The constant parts of the bound at this allowance (docs/guarantees.md
  * derives them): a query spends its allowance C (or, when C is smaller, the
- * 2 FEW + 2 links it may walk to read a small slot), and a step of the work
+ * FEW + 1 links it may walk to read a small slot), and a step of the work
  * owed may go FEW beyond it (a run cut walks at least FEW links); a change
  * merges 8 items on each tier of the merge behind the clock. In a real
  * build they come to 56 (within the bound's C = 64) and 313 (within 4,096:
  * an insert behind the clock, out of order, while many items wait there). */
-#define FB_OWN (2 * TIMER_WHEEL_FEW + 2)    /* a slot of at most FEW items: counted, searched */
+#define FB_OWN (TIMER_WHEEL_FEW + 1)    /* a slot of at most FEW items, searched */
 #define FB_C ((TIMER_WHEEL_C > FB_OWN ? TIMER_WHEEL_C : FB_OWN) + TIMER_WHEEL_FEW)
 #define FB_C_CHANGE (8 * TIMER_WHEEL_TIERS + 1)
 
