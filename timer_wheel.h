@@ -68,8 +68,122 @@
  * TIMER_WHEEL_DEFINE_TYPE(name), the container type alone, followed by
  * TIMER_WHEEL_DEFINE_FUNCTIONS(name, type, member). A public header
  * includes timer_wheel_types.h, which declares only the node and
+ * DEFINE_TYPE (with struct tlist and the version) and leaves
+ * TIMER_TYPES_ONLY alone (with TIMER_TYPES_ONLY defined, this header
+ * declares the same), so it can embed both; one .c file then includes
+ * this header and expands DEFINE_FUNCTIONS.
  *
- * HOW-IT-WORKS-PLACEHOLDER
+ * Functions compiled once, for programs of many files: TIMER_WHEEL_DECLARE(name,
+ * type, member) (DEFINE_TYPE and the prototypes; DECLARE_FUNCTIONS: the
+ * prototypes alone) in the header every file includes, and
+ * TIMER_WHEEL_IMPLEMENT(name, type, member) in one .c file after it: the same
+ * functions, external (docs/big-programs.md). The results of insert, the
+ * reschedules, reserve and check are TIMER_NODISCARD (list.h): a (void)
+ * cast silences it.
+ *
+ * How it works. Time is split into 6-bit groups; an item is filed by the
+ * highest group in which its expiry differs from the wheel's clock
+ * (Varghese & Lauck's hierarchical wheel, addressed by the differing bits
+ * as skynet's is), and a bitmap says which lists hold items, so the
+ * earliest is found without ticking. Each level has two groups' worth of
+ * slots: the rest of the clock's group one level up, and the group after
+ * it. The clock is the latest `now` given to pop: next_expiry and first
+ * never move it, and a pop whose now is behind it hands out what is due
+ * and leaves it (contract v2.4), so an insert after the latest pop's time
+ * is never behind the clock and costs the same whatever queries came
+ * before. Each mechanism, the invariant it keeps, and the measured row
+ * (make bench-instructions, make bench-latency, test/adversarial.c) it is
+ * kept for:
+ *
+ * - Pending slots. The slot the clock enters next at level l (the group
+ *   after the clock's) is refined, its items moved one level down, during
+ *   its window: the last quarter of the group before it (level 1: all of
+ *   it), not before, because items are filed long before they expire and
+ *   an idle connection's timeout is pushed back many times (the idle row).
+ *   Invariant: a pending slot that holds items while its window is open is
+ *   owed (a bit in owed), and while anything is owed wake is the clock, so
+ *   the next pop cannot skip it (check() asserts both).
+ * - Paced work. Every query (pop, next_expiry, first) spends an allowance of
+ *   C = 48 + 8 per item it hands out + 8 per change since the previous
+ *   query, in steps, on the work owed, the pending slot needed first first
+ *   (the finest, unless it lies in a coarser one whose items may go down
+ *   into it). Invariant: a query that spends less than its allowance leaves
+ *   nothing owed. A step goes at most FEW over, so a call stays within 64
+ *   + 8 per item + 8 per change (the event loops of make bench-latency and
+ *   test/adversarial.c's tick loop: at most 88 items moved in one call).
+ * - One item. A pending slot of one item goes down at once when its window
+ *   opens, and an insert into an empty pending slot with its window open
+ *   goes straight down, so that insert's fast path, which appends to any
+ *   slot that holds items, needs no test (the insert and random-insert
+ *   rows: 40 and 42 instructions).
+ * - Runs. A pending slot's front in expiry order of FEW items or more, or
+ *   continuing its level's run, is cut onto that run: walked once, never
+ *   moved (fixed-delay timeouts; the pop(ord) row and the fixed-delay loop).
+ *   A query that must read a slot of more than FEW items whose window has
+ *   not opened puts it in order into its level's run: a radix sort, one pass
+ *   per 6-bit digit in which its items differ, and a stable merge (the
+ *   next_expiry+pop row: the clock stays). Invariant: each run is sorted,
+ *   and pop's fast path hands out from the best run up to upto in one cut.
+ * - Behind the clock. Items inserted at or before the clock go out before
+ *   every slot and run item: in expiry order onto the due run, O(1); else
+ *   into a log-structured merge of sorted runs (tier t: two runs of at most
+ *   2^t items and the front merged so far), each such insert moving 8 items
+ *   of every merging tier, O(log k) and never a merge at once (the stall
+ *   loop's catch-up; adversarial inputs b to j). Invariant: every list
+ *   behind the clock is sorted and at or before it, and wake is the clock.
+ * - TIMER_NEVER's window. After a drain there (pop(TIMER_NEVER)), a pop
+ *   back at a real time that empties the wheel takes the clock back to it;
+ *   items in TIMER_NEVER's 64 ticks wait in 64 window slots meanwhile, so
+ *   that min_time stays exact for them (adversarial input e).
+ *
+ * Among equal expiries an item that arrived earlier is always in the due
+ * run (rather than the merge), in an older tier, in a run rather than a
+ * slot, in a coarser run, or in a finer slot (refining takes from the front
+ * and appends, and a group that has begun to be refined makes no run), so
+ * the order is (expiry, arrival), as in timer_set.h and timer_heap.h.
+ *
+ * Guarantees and costs, for every sequence of calls (steps: items moved
+ * between the wheel's lists and links walked; docs/guarantees.md):
+ * - insert, reschedule, reschedule_range and remove: O(1), at most C =
+ *   4,096 steps; an insert at or before the clock O(1) in expiry order,
+ *   else O(log k) (k: items behind the clock), at most 8 per merging tier;
+ * - pop, next_expiry and first: at most B = 4,096 + 8 x (items handed out)
+ *   + 8 x (inserts, reschedules and removes since the previous pop,
+ *   next_expiry or first) steps, with one exception: a call may go beyond B
+ *   only by the work of the windows it enters that the calls made in them
+ *   did not do, each of those having spent all of its allowance (above); a
+ *   window with no call in it (the call jumps over it) is the plain case,
+ *   and so is a far slot (its window not open) that a query must read: it
+ *   may spend l + 2 steps on each item of that level-l slot, putting it in
+ *   order, since no call could prepare it.
+ *   pop hands out exactly the items with expire <= now, in (expiry,
+ *   arrival) order, O(1) amortised per item (+ O(log k) behind the clock);
+ * - next_expiry and first are amortised O(1); min_time is O(1), const, and
+ *   never later than the earliest expiry: exact when that lies in the
+ *   clock's finest 64-tick window or behind the clock, or is a run's first
+ *   with no slot before it; otherwise a slot's start. Repeating `t =
+ *   min_time(); pop(t)` pops the earliest item within 11 rounds. Use
+ *   next_expiry to sleep exactly.
+ *
+ * Misuse: an item freed while pending is not detected (remove it first).
+ * next_expiry, first and visit take a const wheel but may reorganise it
+ * (logically const): two threads must not call them at once.
+ * remove() or reschedule() with a wheel other than the one holding the item
+ * aborts in builds with asserts, before anything changes, when a walk of at
+ * most 8 links from the item reaches its list's head (so in any list of up
+ * to 8 items), or when this wheel is empty; otherwise at the latest when a
+ * count would go wrong. TIMER_DEBUG walks the whole list and always tells.
+ * With NDEBUG such a call returns false / -EINVAL and changes nothing when
+ * this wheel is empty or the item is alone in a list that is not this
+ * wheel's. Insert of a linked item that is not pending here aborts in
+ * builds with asserts, naming what it is: due (popped, still in a result
+ * list: use reschedule, or tlist_drain), or linked by something other than
+ * this wheel (another wheel, as the 8-link walk tells; a list that reused
+ * the node; a result list inited again while it held the item: stale);
+ * NDEBUG: -EBUSY, nothing changed. A DEFINE whose member is
+ * not a struct timer_wheel_node, or TIMER_WHEEL_DEFINE with `struct X` or
+ * a type named `timer` (timer_wheel is this header's), fails to compile;
+ * the first error names the fix.
  */
 
 #include "list.h"   /* first: it stops a header of another version */
