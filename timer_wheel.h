@@ -211,7 +211,7 @@ struct timer_wheel_node {
             struct tlist slot[1536]; uint64_t occupied[24];                            \
             int64_t now; uint64_t wake, first; int64_t runs_low, upto, high;           \
             uint64_t merging; size_t count, spent, changes, base;                      \
-            uint64_t refined[11]; unsigned best, owed, state;                          \
+            uint64_t refined[11], arrived[1408]; unsigned best, owed, state;           \
         } wheel;                                                                       \
     } name;
 
@@ -230,16 +230,16 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
-/* A query's allowance, in steps: C + 8 per item it hands out + 8 per
- * change since the previous query. It spends what its own work leaves on
- * the work the wheel owes (see the top); a step of that work goes at most
- * FEW over, so that 48 keeps every such call within the bound's C = 64.
- * Tests may set TIMER_WHEEL_C_ lower (test/fuzz/bound.c), so that what
- * would cost O(n) in one call shows with a few hundred items. */
+/* C, the constant of the bound: a query's allowance is C + 8 per item it
+ * hands out + 8 per change since the previous query, in steps, and the
+ * work the wheel owes, paced by need, never takes more of it than its own
+ * work leaves (see the top). Tests may set TIMER_WHEEL_C_ lower
+ * (test/fuzz/bound.c), so that what would cost O(n) in one call shows with
+ * a few hundred items. */
 #ifdef TIMER_WHEEL_C_
 #define TIMER_WHEEL_C TIMER_WHEEL_C_
 #else
-#define TIMER_WHEEL_C 48
+#define TIMER_WHEEL_C 4096
 #endif
 /* Level l's pending slot owes its items from when its window opens: the
  * clock in the last quarter of the group before it (level l - 1's digit 48
@@ -247,6 +247,15 @@ struct timer_wheel_node {
  * expire, and an idle connection's timeout is pushed back many times: work
  * done earlier would move items that leave again. */
 #define TIMER_WHEEL_WINDOW_FROM 48
+/* The steps a call spends on the work owed while that keeps pace: with the
+ * overshoot of a step (FEW) every such call stays within C = 64 + 8 per
+ * item + 8 per change, the tail of the event loops (see the top). Tests may
+ * set TIMER_WHEEL_PACE_ lower too. */
+#ifdef TIMER_WHEEL_PACE_
+#define TIMER_WHEEL_PACE TIMER_WHEEL_PACE_
+#else
+#define TIMER_WHEEL_PACE 48
+#endif
 /* A slot of at most FEW items that a query must read exactly is searched
  * (FEW + 1 links); a bigger one is put in order into its level's run. */
 #define TIMER_WHEEL_FEW 8
@@ -294,6 +303,10 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     /* By level: the group of which an item went down last (a group that has
      * begun to be refined makes no run: its items there would go first). */
     uint64_t refined[TIMER_WHEEL_LEVELS];
+    /* By slot: the items linked into it since it was last empty, less those
+     * that went down from it: at least the items it holds (a remove does not
+     * know its slot). The work a pending slot owes is paced by it. */
+    uint64_t arrived[128 * TIMER_WHEEL_LEVELS];
     unsigned best;          /* the run pop hands out from first (its list); NSLOTS: not known */
     unsigned owed;          /* bit l: level l's pending slot holds items, its window open */
     unsigned state;         /* TIMER_WHEEL_BACK_, _VISITING_ */
@@ -428,6 +441,8 @@ TIMER_INLINE_ struct tlist *timer_wheel_head_(struct timer_wheel *w, size_t i)
     if (!tbitmap_test(w->occupied, i)) {
         tbitmap_set(w->occupied, i);
         tlist_init(&w->slot[i]);
+        if (i <= TIMER_WHEEL_RUNS)
+            w->arrived[i] = 0;
     }
     return &w->slot[i];
 }
@@ -438,6 +453,8 @@ TIMER_INLINE_ struct tlist *timer_wheel_head_(struct timer_wheel *w, size_t i)
 TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
 {
     tlist_splice_range_(timer_wheel_head_(w, i), &n->link, &n->link);
+    if (i <= TIMER_WHEEL_RUNS)
+        w->arrived[i]++;
 }
 
 /* Append list `from` (not empty) to list `to`; `from` is empty then. */
@@ -788,10 +805,12 @@ TIMER_INLINE_ void timer_wheel_file_(struct timer_wheel *w, int64_t expire,
     size_t i;
     n->expire = expire;
     if (expire < TIMER_WHEEL_TOP &&
-        tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s)))
+        tbitmap_test(w->occupied, i = timer_wheel_where_(w->now, expire, &g, &s))) {
         tlist_splice_range_(&w->slot[i], &n->link, &n->link);   /* n's links may be stale */
-    else
+        w->arrived[i]++;
+    } else {
         timer_wheel_file_slow_(w, n);
+    }
 }
 
 TIMER_INLINE_ int timer_wheel_insert(struct timer_wheel *w, int64_t expire,
@@ -915,6 +934,7 @@ TIMER_INLINE_ int timer_wheel_reschedule(struct timer_wheel *w, int64_t expire,
             if (!timer_wheel_cut_(w, n))
                 return -EINVAL;             /* another wheel's item: nothing changes */
             tlist_splice_range_(&w->slot[i], &n->link, &n->link);
+            w->arrived[i]++;
         }
     } else if (timer_wheel_cut_(w, n)) {
         n->expire = expire;
@@ -965,6 +985,7 @@ TIMER_NOINLINE_ void timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t
             pos->prev = ph;
             if (pos == ph)
                 tbitmap_clear(w->occupied, p);
+            w->arrived[p] -= k < w->arrived[p] ? k : w->arrived[p];
             w->best = TIMER_WHEEL_NSLOTS;
             last = timer_wheel_front_(w, r);
             w->runs_low = w->runs_low < last ? w->runs_low : last;
@@ -984,6 +1005,7 @@ TIMER_NOINLINE_ void timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t
     pos->prev = ph;
     if (pos == ph)
         tbitmap_clear(w->occupied, p);
+    w->arrived[p] -= k < w->arrived[p] ? k : w->arrived[p];
     w->spent += k;
 }
 
@@ -993,26 +1015,36 @@ TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
     return tbitmap_test(w->occupied, timer_wheel_pending_(w, l));
 }
 
-/* The work a query owes (see the top), up to `budget` steps: the pending
- * slots with items and their windows open, the one needed first first
- * (the finest: its slot starts first), except that a pending slot that lies
- * in a coarser one (the clock's digit is 63 at each level between) waits
- * for that one, whose items may go down into it. owed keeps the levels
- * with work left. True when anything moved. */
-TIMER_NOINLINE_ bool timer_wheel_work_(struct timer_wheel *w, size_t budget)
+/* The work owed, paced by need: each pending slot with items and its
+ * window open does the share of what it has left (its arrived count) that
+ * the `passed` ticks the clock just moved are of the ticks from where it
+ * was to the slot's start (at least one step), so that it is done when the
+ * clock gets there if the calls keep coming: within `soft` steps for all
+ * while what it has left could be done at PACE steps a tick, else within
+ * `hard`. A query that does not move the clock (passed 0) does what it
+ * can within its budget: the work of the items that arrived since the
+ * previous query, which gave it 8 steps each. Coarsest first, since a
+ * finer pending slot may lie in a coarser one (the clock's digit is 63)
+ * and receive its items. owed keeps the
+ * levels with work left. True when anything moved. */
+TIMER_NOINLINE_ bool timer_wheel_work_(struct timer_wheel *w, size_t hard, size_t soft,
+                                       uint64_t passed)
 {
-    unsigned l, m;
-    size_t start = w->spent;
-    while (w->owed != 0) {
-        l = tbitmap_lowest(w->owed);
-        for (m = l; m + 1 < TIMER_WHEEL_LEVELS && timer_wheel_digit_(w, m) == 63; m++)
-            if ((w->owed >> (m + 1) & 1) != 0)
-                l = m + 1;
-        while (w->spent - start < budget && timer_wheel_open_(w, l) && timer_wheel_owes_(w, l))
-            timer_wheel_step_(w, l, budget - (w->spent - start));
-        if (timer_wheel_open_(w, l) && timer_wheel_owes_(w, l))
-            break;
-        w->owed &= ~(1u << l);
+    unsigned l;
+    size_t start = w->spent, s0, used, limit;
+    uint64_t owed, share, ticks, left;
+    for (owed = w->owed; owed != 0 && (used = w->spent - start) < hard; owed &= ~(1u << l)) {
+        l = tbitmap_highest(owed);
+        ticks = ((timer_wheel_group_(w, l) + 1) << (TIMER_WHEEL_BITS * l)) - (uint64_t)w->now;
+        left = w->arrived[timer_wheel_pending_(w, l)];
+        share = passed == 0 ? left : (left + ticks / passed) / (ticks / passed + 1);
+        limit = left / TIMER_WHEEL_PACE < ticks && soft < hard ? soft : hard;
+        share = used >= limit ? 0 : share < limit - used ? share : limit - used;
+        for (s0 = w->spent; w->spent - s0 < share && timer_wheel_open_(w, l) &&
+                            timer_wheel_owes_(w, l);)
+            timer_wheel_step_(w, l, share - (w->spent - s0));
+        if (!timer_wheel_open_(w, l) || !timer_wheel_owes_(w, l))
+            w->owed &= ~(1u << l);
     }
     return w->spent != start;
 }
@@ -1226,16 +1258,19 @@ TIMER_NOINLINE_ void timer_wheel_wake_(struct timer_wheel *w)
     w->wake = wake;
 }
 
-/* The end of every slow query: the work owed, with what is left of the
- * call's allowance (C + 8 per item handed out + 8 per change since the
- * previous query, in steps); wake and first anew when anything moved; and
- * the changes count anew. */
+/* The end of every slow query: the work owed, paced by the ticks the
+ * clock moved, within what is left of the call's allowance (C + 8 per item
+ * handed out + 8 per change since the previous query, in steps; a query
+ * that did not move the clock: the 8s alone); wake and first anew when
+ * anything moved; and the changes count anew. */
 TIMER_INLINE_ void timer_wheel_done_(struct timer_wheel *w, size_t items, size_t changes,
-                                     bool moved)
+                                     bool moved, uint64_t passed)
 {
-    size_t allowance = TIMER_WHEEL_C + 8 * items + 8 * changes;
+    size_t allowance = (passed != 0 ? TIMER_WHEEL_C : 0) + 8 * items + 8 * changes;
+    size_t pace = (passed != 0 ? TIMER_WHEEL_PACE : 0) + 8 * items + 8 * changes;
     if (w->owed != 0 && (w->state & TIMER_WHEEL_VISITING_) == 0 && w->spent < allowance)
-        moved |= timer_wheel_work_(w, allowance - w->spent);
+        moved |= timer_wheel_work_(w, allowance - w->spent, pace > w->spent ? pace - w->spent : 0,
+                                   passed);
     if (moved)
         timer_wheel_wake_(w);
     w->base = w->changes - w->count;
@@ -1268,6 +1303,7 @@ TIMER_INLINE_ void timer_wheel_forward_(struct timer_wheel *w)
 TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now, struct tlist *out)
 {
     size_t k = 0, changes = timer_wheel_changes_(w);
+    int64_t c0 = w->now;
     w->spent = 0;
     if (now < w->now) {
         k = timer_wheel_behind_(w) ? timer_wheel_take_behind_(w, now, out) : 0;
@@ -1287,7 +1323,7 @@ TIMER_NOINLINE_ size_t timer_wheel_pop_slow_(struct timer_wheel *w, int64_t now,
     }
     TIMER_WHEEL_COUNTED_(w, k);
     w->count -= k;
-    timer_wheel_done_(w, k, changes, true);
+    timer_wheel_done_(w, k, changes, true, (uint64_t)w->now - (uint64_t)c0);
     return k;
 }
 
@@ -1372,7 +1408,7 @@ TIMER_NOINLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel 
         x = n->expire;
     }
     *t = x;
-    timer_wheel_done_(w, 0, changes, moved);
+    timer_wheel_done_(w, 0, changes, moved, 0);
     return n;
 }
 

@@ -64,6 +64,7 @@
 #endif
 #if FB_ALLOWANCE != 0
 #define TIMER_WHEEL_C_ FB_ALLOWANCE
+#define TIMER_WHEEL_PACE_ (FB_ALLOWANCE / 2)
 #endif
 static unsigned long long fb_steps;
 #define TIMER_WHEEL_ON_MOVE_() ((void)fb_steps++)
@@ -253,16 +254,22 @@ static int fb_open(int64_t c, int l)
     return l == 1 || (fb_group(c, l - 1) & 63) >= BOUND_WINDOW_FROM;
 }
 
-/* After a query that spent `spent` of its allowance `allowance`: by level,
- * the pending group whose window is open, and its work left: none when
- * the query spent less than its allowance (it did all the work owed), all
- * its items when its window has just opened, else what it had. */
-static void fb_after_query(unsigned long long spent, unsigned long long allowance)
+/* After a query that started at clock c0 and spent `steps`, having handed
+ * out `items`, `changes` calls after the previous query: by level, the
+ * pending group whose window is open, and its work left (timer_wheel.h's
+ * pacing): all its items when its window has just opened; after a pop that
+ * moved the clock and kept within the pace (less than PACE + 8 per item + 8
+ * per change: it did each level's share), the share of the ticks left;
+ * after a query that did not move the clock and spent less than its 8 per
+ * item and change, nothing (it did all there was); else what it had. */
+static void fb_after_query(int64_t c0, unsigned long long steps, size_t items,
+                           unsigned long long changes)
 {
     int64_t c = fb_clock();
+    unsigned long long eights = BOUND_PER_ITEM * (unsigned long long)items + BOUND_PER_CHANGE * changes;
     int l;
     for (l = 1; l < TIMER_WHEEL_LEVELS; l++) {
-        uint64_t g = fb_group(c, l) + 1;
+        uint64_t g = fb_group(c, l) + 1, start = (uint64_t)fb_start(g, l);
         if (!fb_open(c, l)) {
             fb.pg[l] = 0;
             continue;
@@ -270,9 +277,12 @@ static void fb_after_query(unsigned long long spent, unsigned long long allowanc
         if (g != fb.pg[l]) {
             fb.pg[l] = g;
             fb.pn[l] = fm_count(fb_start(g, l), fb_end(g, l));
-        }
-        if (spent + TIMER_WHEEL_FEW < allowance)
+        } else if (c > c0 && steps + TIMER_WHEEL_FEW < TIMER_WHEEL_PACE + eights) {
+            uint64_t k = (start - (uint64_t)c) / (uint64_t)(c - c0);   /* its share: see work_ */
+            fb.pn[l] -= (size_t)((fb.pn[l] + k) / (k + 1));
+        } else if (c == c0 && steps + TIMER_WHEEL_FEW < eights) {
             fb.pn[l] = 0;
+        }
     }
     fb.changes = 0;
 }
@@ -382,7 +392,7 @@ static size_t fb_pop(int64_t now, int64_t rearm)
     fm.n -= k;
     for (i = 0; i < k; i++)
         fm.expire[ids[i]] = -1;
-    fb_after_query(steps, bound_of_c(TIMER_WHEEL_C, true, k, fb.changes));
+    fb_after_query(c0, steps, k, fb.changes);
     for (i = 0; rearm != 0 && i < k; i++)
         fb_insert(ids[i], fb_add(now, rearm > 0 ? rearm : 1 + (int64_t)(fb_rand() % (uint64_t)-rearm)));
     free(ids);
@@ -421,7 +431,7 @@ static void fb_query(int kind)
                    (long long)c1, (long long)t, fm.n);
         unsigned long long x = fb_exception(c0, upto > c0 ? upto : c0);
         fb_judge(name[kind], steps, bound_of_c(FB_C, true, 0, fb.changes) + x, x);
-        fb_after_query(steps, bound_of_c(TIMER_WHEEL_C, true, 0, fb.changes));
+        fb_after_query(c0, steps, 0, fb.changes);
     }
 }
 
@@ -620,7 +630,7 @@ static int fb_run(const uint8_t *data, size_t size)
     fw_init(&fb.w, (int64_t)fz_bytes(1) << (TIMER_WHEEL_BITS * 3));
     for (i = 0; i < TIMER_WHEEL_LEVELS; i++)
         fb.pg[i] = 0;
-    fb_after_query(0, 1);   /* the windows open now, empty */
+    fb_after_query(fb_clock(), 0, 0, 0);   /* the windows open now, empty */
     while (fz_left > 0)
         fb_op();
     fb_pop(INT64_MAX, 0);
