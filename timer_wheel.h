@@ -211,7 +211,7 @@ struct timer_wheel_node {
             struct tlist slot[1536]; uint64_t occupied[24];                            \
             int64_t now; uint64_t wake, first; int64_t runs_low, upto, high;           \
             uint64_t merging; size_t count, spent, changes, base;                      \
-            uint64_t refined[11], arrived[1408]; unsigned best, owed, state;           \
+            uint64_t refined[11], arrived[1536]; unsigned best, owed, state;           \
         } wheel;                                                                       \
     } name;
 
@@ -306,7 +306,7 @@ struct TIMER_MAY_ALIAS_ timer_wheel {
     /* By slot: the items linked into it since it was last empty, less those
      * that went down from it: at least the items it holds (a remove does not
      * know its slot). The work a pending slot owes is paced by it. */
-    uint64_t arrived[128 * TIMER_WHEEL_LEVELS];
+    uint64_t arrived[TIMER_WHEEL_NSLOTS];
     unsigned best;          /* the run pop hands out from first (its list); NSLOTS: not known */
     unsigned owed;          /* bit l: level l's pending slot holds items, its window open */
     unsigned state;         /* TIMER_WHEEL_BACK_, _VISITING_ */
@@ -441,8 +441,7 @@ TIMER_INLINE_ struct tlist *timer_wheel_head_(struct timer_wheel *w, size_t i)
     if (!tbitmap_test(w->occupied, i)) {
         tbitmap_set(w->occupied, i);
         tlist_init(&w->slot[i]);
-        if (i <= TIMER_WHEEL_RUNS)
-            w->arrived[i] = 0;
+        w->arrived[i] = 0;
     }
     return &w->slot[i];
 }
@@ -453,8 +452,17 @@ TIMER_INLINE_ struct tlist *timer_wheel_head_(struct timer_wheel *w, size_t i)
 TIMER_INLINE_ void timer_wheel_link_(struct timer_wheel *w, size_t i, struct timer_wheel_node *n)
 {
     tlist_splice_range_(timer_wheel_head_(w, i), &n->link, &n->link);
-    if (i <= TIMER_WHEEL_RUNS)
-        w->arrived[i]++;
+    w->arrived[i]++;
+}
+
+/* List i's front up to pos (k items) has left it: pos is its first now. */
+TIMER_INLINE_ void timer_wheel_cut_to_(struct timer_wheel *w, size_t i, struct tlist *pos, size_t k)
+{
+    w->slot[i].next = pos;
+    pos->prev = &w->slot[i];
+    if (pos == &w->slot[i])
+        tbitmap_clear(w->occupied, i);
+    w->arrived[i] -= k < w->arrived[i] ? k : w->arrived[i];
 }
 
 /* Append list `from` (not empty) to list `to`; `from` is empty then. */
@@ -564,11 +572,8 @@ TIMER_INLINE_ size_t timer_wheel_take_front_(struct timer_wheel *w, size_t i, in
         timer_wheel_make_due_(timer_wheel_node_of_(next));
         k++;
     }
-    head->next = next;
-    next->prev = head;
     tlist_splice_range_(out, first, last);
-    if (next == head)
-        tbitmap_clear(w->occupied, i);
+    timer_wheel_cut_to_(w, i, next, k);
     if (i > TIMER_WHEEL_RUNS) {
         int64_t f = next != head ? timer_wheel_node_of_(next)->expire : TIMER_NEVER;
         w->runs_low = f < w->upto ? f : w->upto;
@@ -633,10 +638,8 @@ TIMER_NOINLINE_ void timer_wheel_advance_tier_(struct timer_wheel *w, unsigned t
     for (; steps != 0 && tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y); steps--) {
         from = timer_wheel_front_(w, x) <= timer_wheel_front_(w, y) ? x : y;
         m = w->slot[from].next;
-        tlist_remove(m);
-        if (w->slot[from].next == &w->slot[from])
-            tbitmap_clear(w->occupied, from);
-        tlist_splice_range_(timer_wheel_head_(w, d), m, m);
+        timer_wheel_cut_to_(w, from, m->next, 1);
+        timer_wheel_link_(w, d, timer_wheel_node_of_(m));
         timer_wheel_moved_(w);
     }
     if (tbitmap_test(w->occupied, x) && tbitmap_test(w->occupied, y))
@@ -716,10 +719,7 @@ TIMER_NOINLINE_ size_t timer_wheel_take_behind_(struct timer_wheel *w, int64_t b
             continue;
         tlist_init(&acc[top]);
         tlist_splice_range_(&acc[top], head->next, pos->prev);
-        head->next = pos;
-        pos->prev = head;
-        if (pos == head)
-            tbitmap_clear(w->occupied, i);
+        timer_wheel_cut_to_(w, i, pos, 0);  /* behind the clock: nothing is paced */
         for (rank[top++] = 0; top >= 2 && rank[top - 2] == rank[top - 1]; top--, rank[top - 1]++)
             timer_wheel_merge_(w, &acc[top - 2], &acc[top - 1]);
     }
@@ -863,13 +863,12 @@ TIMER_INLINE_ bool timer_wheel_may_hold_(const struct timer_wheel *w,
 /* Take a pending node out of its list (the count and the node's own state
  * are the caller's). False, with nothing changed, when the check of every
  * build finds it is another wheel's: w is empty, or n was alone in a list
- * whose head is not w's (it reads only what unlinking reads anyway). */
+ * whose head is not w's (it reads only what unlinking reads anyway); its
+ * callers, remove and reschedule, assert the wider check (holds_). */
 TIMER_INLINE_ bool timer_wheel_cut_(struct timer_wheel *w, struct timer_wheel_node *n)
 {
     struct tlist *prev = n->link.prev, *next = n->link.next;
     bool ours = w->count != 0 && (prev != next || timer_wheel_is_head_(w, prev));
-    assert(ours && "timer_wheel_remove/reschedule: the item is not in this wheel (another wheel "
-                   "holds it, or init was called while this one held it)");
     if (!ours)
         return false;
     if (prev == next)                       /* n was alone: its list is empty now */
@@ -981,11 +980,7 @@ TIMER_NOINLINE_ void timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t
         timer_wheel_walked_(w, k);
         if (k >= TIMER_WHEEL_FEW || (had && k != 0)) {
             tlist_splice_range_(timer_wheel_head_(w, r), ph->next, pos->prev);
-            ph->next = pos;
-            pos->prev = ph;
-            if (pos == ph)
-                tbitmap_clear(w->occupied, p);
-            w->arrived[p] -= k < w->arrived[p] ? k : w->arrived[p];
+            timer_wheel_cut_to_(w, p, pos, k);
             w->best = TIMER_WHEEL_NSLOTS;
             last = timer_wheel_front_(w, r);
             w->runs_low = w->runs_low < last ? w->runs_low : last;
@@ -1001,11 +996,7 @@ TIMER_NOINLINE_ void timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t
         next = pos->next;
         timer_wheel_down_(w, l, pos);
     }
-    ph->next = pos;
-    pos->prev = ph;
-    if (pos == ph)
-        tbitmap_clear(w->occupied, p);
-    w->arrived[p] -= k < w->arrived[p] ? k : w->arrived[p];
+    timer_wheel_cut_to_(w, p, pos, k);
     w->spent += k;
 }
 
@@ -1015,34 +1006,34 @@ TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
     return tbitmap_test(w->occupied, timer_wheel_pending_(w, l));
 }
 
-/* The work owed, paced by need: each pending slot with items and its
+/* The work owed, paced by need, at the end of a query that spent w->spent
+ * steps of its own and was paid `paid` (8 per item handed out + 8 per
+ * change since the previous query). Each pending slot with items and its
  * window open does the share of what it has left (its arrived count) that
  * the `passed` ticks the clock just moved are of the ticks from where it
  * was to the slot's start (at least one step), so that it is done when the
- * clock gets there if the calls keep coming: within `soft` steps for all
- * while what it has left could be done at PACE steps a tick, else within
- * `hard`. A query that does not move the clock (passed 0) does what it
- * can within its budget: the work of the items that arrived since the
- * previous query, which gave it 8 steps each. Coarsest first, since a
- * finer pending slot may lie in a coarser one (the clock's digit is 63)
- * and receive its items. owed keeps the
- * levels with work left. True when anything moved. */
-TIMER_NOINLINE_ bool timer_wheel_work_(struct timer_wheel *w, size_t hard, size_t soft,
-                                       uint64_t passed)
+ * clock gets there if the calls keep coming. The call stops at paid + PACE
+ * steps while what is left could be done at PACE steps a tick, else at
+ * paid + C; a query that did not move the clock (passed 0) does the work
+ * it was paid for. Coarsest first, since a finer pending slot may lie in a
+ * coarser one (the clock's digit is 63) and receive its items. owed keeps
+ * the levels with work left. True when anything moved. */
+TIMER_NOINLINE_ bool timer_wheel_work_(struct timer_wheel *w, size_t paid, uint64_t passed)
 {
     unsigned l;
-    size_t start = w->spent, s0, used, limit;
-    uint64_t owed, share, ticks, left;
-    for (owed = w->owed; owed != 0 && (used = w->spent - start) < hard; owed &= ~(1u << l)) {
+    size_t start = w->spent, end;
+    uint64_t owed, ticks, left;
+    for (owed = w->owed; owed != 0; owed &= ~(1u << l)) {
         l = tbitmap_highest(owed);
         ticks = ((timer_wheel_group_(w, l) + 1) << (TIMER_WHEEL_BITS * l)) - (uint64_t)w->now;
         left = w->arrived[timer_wheel_pending_(w, l)];
-        share = passed == 0 ? left : (left + ticks / passed) / (ticks / passed + 1);
-        limit = left / TIMER_WHEEL_PACE < ticks && soft < hard ? soft : hard;
-        share = used >= limit ? 0 : share < limit - used ? share : limit - used;
-        for (s0 = w->spent; w->spent - s0 < share && timer_wheel_open_(w, l) &&
-                            timer_wheel_owes_(w, l);)
-            timer_wheel_step_(w, l, share - (w->spent - s0));
+        end = left / TIMER_WHEEL_PACE < ticks ? TIMER_WHEEL_PACE : TIMER_WHEEL_C;
+        end = paid + (passed != 0 ? end : 0);           /* where the call stops */
+        if (passed != 0)
+            left = (left + ticks / passed) / (ticks / passed + 1);     /* the share */
+        end = w->spent + left < end ? w->spent + left : end;
+        while (w->spent < end && timer_wheel_open_(w, l) && timer_wheel_owes_(w, l))
+            timer_wheel_step_(w, l, end - w->spent);
         if (!timer_wheel_open_(w, l) || !timer_wheel_owes_(w, l))
             w->owed &= ~(1u << l);
     }
@@ -1140,7 +1131,7 @@ TIMER_INLINE_ struct timer_wheel_node *timer_wheel_search_(struct timer_wheel *w
 /* Finish level l's pending slot (all of it, now). */
 TIMER_INLINE_ void timer_wheel_finish_(struct timer_wheel *w, unsigned l)
 {
-    while (tbitmap_test(w->occupied, timer_wheel_pending_(w, l)))
+    while (timer_wheel_owes_(w, l))
         timer_wheel_step_(w, l, SIZE_MAX);
 }
 
@@ -1258,19 +1249,14 @@ TIMER_NOINLINE_ void timer_wheel_wake_(struct timer_wheel *w)
     w->wake = wake;
 }
 
-/* The end of every slow query: the work owed, paced by the ticks the
- * clock moved, within what is left of the call's allowance (C + 8 per item
- * handed out + 8 per change since the previous query, in steps; a query
- * that did not move the clock: the 8s alone); wake and first anew when
- * anything moved; and the changes count anew. */
+/* The end of every slow query: the work owed, paced by the `passed`
+ * ticks the clock moved (work_); wake and first anew when anything moved;
+ * and the changes count anew. */
 TIMER_INLINE_ void timer_wheel_done_(struct timer_wheel *w, size_t items, size_t changes,
                                      bool moved, uint64_t passed)
 {
-    size_t allowance = (passed != 0 ? TIMER_WHEEL_C : 0) + 8 * items + 8 * changes;
-    size_t pace = (passed != 0 ? TIMER_WHEEL_PACE : 0) + 8 * items + 8 * changes;
-    if (w->owed != 0 && (w->state & TIMER_WHEEL_VISITING_) == 0 && w->spent < allowance)
-        moved |= timer_wheel_work_(w, allowance - w->spent, pace > w->spent ? pace - w->spent : 0,
-                                   passed);
+    if (w->owed != 0 && (w->state & TIMER_WHEEL_VISITING_) == 0)
+        moved |= timer_wheel_work_(w, 8 * items + 8 * changes, passed);
     if (moved)
         timer_wheel_wake_(w);
     w->base = w->changes - w->count;
@@ -1380,14 +1366,12 @@ TIMER_NOINLINE_ struct timer_wheel_node *timer_wheel_locate_(struct timer_wheel 
             timer_wheel_front_(w, r) <= timer_wheel_slot_start_(w->now, i))
             i = TIMER_WHEEL_NSLOTS;         /* a run item goes first */
         if (i < TIMER_WHEEL_NSLOTS) {
-            if (pend || ((x = timer_wheel_exact_(w, i)) < 0 && i >= 128 &&
-                         i == timer_wheel_pending_(w, (unsigned)(i >> 7)))) {
+            if ((x = pend ? -1 : timer_wheel_exact_(w, i)) >= 0) {
+                n = timer_wheel_node_of_(w->slot[i].next);
+            } else if (pend || (i >= 128 && i == timer_wheel_pending_(w, (unsigned)(i >> 7)))) {
                 timer_wheel_finish_(w, (unsigned)(i >> 7));
                 moved = true;
                 continue;
-            }
-            if ((x = timer_wheel_exact_(w, i)) >= 0) {
-                n = timer_wheel_node_of_(w->slot[i].next);
             } else if ((n = timer_wheel_search_(w, i)) != NULL) {
                 x = n->expire;
             } else {
@@ -1546,7 +1530,7 @@ TIMER_INLINE_ const char *timer_wheel_misplaced_(const struct timer_wheel *w, si
 TIMER_INLINE_ uint64_t timer_wheel_due_by_(const struct timer_wheel *w, size_t i)
 {
     uint64_t opens;
-    if (i >= TIMER_WHEEL_DUE || i > TIMER_WHEEL_RUNS)
+    if (i > TIMER_WHEEL_RUNS)           /* a run, or behind the clock */
         return i >= TIMER_WHEEL_DUE ? (uint64_t)w->now : UINT64_MAX;
     if (i >= TIMER_WHEEL_WINDOW)
         return TIMER_WHEEL_TOP;
