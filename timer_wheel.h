@@ -103,14 +103,21 @@
  *   Invariant: a pending slot that holds items while its window is open is
  *   owed (a bit in owed), and while anything is owed wake is the clock, so
  *   the next pop cannot skip it (check() asserts both).
- * - Paced work. Every query (pop, next_expiry, first) spends an allowance of
- *   C = 48 + 8 per item it hands out + 8 per change since the previous
- *   query, in steps, on the work owed, the pending slot needed first first
- *   (the finest, unless it lies in a coarser one whose items may go down
- *   into it). Invariant: a query that spends less than its allowance leaves
- *   nothing owed. A step goes at most FEW over, so a call stays within 64
- *   + 8 per item + 8 per change (the event loops of make bench-latency and
- *   test/adversarial.c's tick loop: at most 88 items moved in one call).
+ * - Paced by need. Each slot counts the items that arrived in it (arrived).
+ *   At the end of a pop that moved the clock by d ticks, each owed pending
+ *   slot, coarsest first (a finer one may lie in it and receive its items),
+ *   does the share of what it has left that d is of the ticks from the old
+ *   clock to the slot's start, so that it is done when the clock gets
+ *   there. A call stops at PACE = 48 + 8 per item handed out + 8 per change
+ *   since the previous query while what is left could be done at 48 steps
+ *   a tick, else at C = 4,096 + the same 8s; next_expiry and first, which
+ *   never move the clock, do only the work their 8s paid for. Invariant: a
+ *   pop that stopped short of its limit did every slot's share (the bound
+ *   fuzzer models the shares and fails a call that did less). A step goes
+ *   at most FEW over, so with a pop every tick a call stays within 64 + 8
+ *   per item + 8 per change (make bench-latency's event loops; in
+ *   test/adversarial.c's event loop the largest pop took 65 steps handing
+ *   out 2, the largest next_expiry 40).
  * - One item. A pending slot of one item goes down at once when its window
  *   opens, and an insert into an empty pending slot with its window open
  *   goes straight down, so that insert's fast path, which appends to any
@@ -150,12 +157,16 @@
  * - pop, next_expiry and first: at most B = 4,096 + 8 x (items handed out)
  *   + 8 x (inserts, reschedules and removes since the previous pop,
  *   next_expiry or first) steps, with one exception: a call may go beyond B
- *   only by the work of the windows it enters that the calls made in them
- *   did not do, each of those having spent all of its allowance (above); a
- *   window with no call in it (the call jumps over it) is the plain case,
- *   and so is a far slot (its window not open) that a query must read: it
- *   may spend l + 2 steps on each item of that level-l slot, putting it in
- *   order, since no call could prepare it.
+ *   only by the work, 2 steps an item, that pacing left in the pending
+ *   slots it reaches: the items that arrived while their window was open,
+ *   less each earlier pop's share (above), or none after a query that
+ *   stopped short of what its 8s paid for. A window with no call in it
+ *   (the call jumps over it) is the plain case, and so is a far slot (its
+ *   window not open) that a query must read: it may spend l + 2 steps on
+ *   each item of that level-l slot, putting it in order, since no call
+ *   could prepare it. With a pop every tick nothing is left unless a pop
+ *   stopped at its limit; otherwise the exception is a pop that jumps, by
+ *   the share of the ticks it jumped.
  *   pop hands out exactly the items with expire <= now, in (expiry,
  *   arrival) order, O(1) amortised per item (+ O(log k) behind the clock);
  * - next_expiry and first are amortised O(1); min_time is O(1), const, and
@@ -230,16 +241,16 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
-/* C, the constant of the bound: a query's allowance is C + 8 per item it
- * hands out + 8 per change since the previous query, in steps, and the
- * work the wheel owes, paced by need, never takes more of it than its own
- * work leaves (see the top). Tests may set TIMER_WHEEL_C_ lower
+/* A query's limit when the work owed cannot keep pace: C + 8 per item it
+ * hands out + 8 per change since the previous query, in steps (see the
+ * top); a step goes at most FEW over, so that every call stays within the
+ * bound's C = 4,096. Tests may set TIMER_WHEEL_C_ lower
  * (test/fuzz/bound.c), so that what would cost O(n) in one call shows with
  * a few hundred items. */
 #ifdef TIMER_WHEEL_C_
 #define TIMER_WHEEL_C TIMER_WHEEL_C_
 #else
-#define TIMER_WHEEL_C 4096
+#define TIMER_WHEEL_C 4088                  /* 4,096 less FEW */
 #endif
 /* Level l's pending slot owes its items from when its window opens: the
  * clock in the last quarter of the group before it (level l - 1's digit 48

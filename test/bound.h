@@ -14,14 +14,17 @@
  * stays within C = 64 (BOUND_C_LOOP, adversarial.c's loops). visit counts
  * as a next_expiry (it calls one).
  *
- * The one exception, as contract v2.4 words it: a call may go beyond B
- * only by the work of the windows it enters that the calls made in them
- * did not do, each of those having spent all of its own B; a window that
- * no call was made in (the call jumps over it) is the plain case.
- * fuzz/bound.c computes that work from its own model of the items, level
- * by level; bound_jumped() tells the calls that jumped over a whole window
- * (or into one that opened while no call was made), for the tests that
- * judge every other call by B alone and make enough calls in each window.
+ * The one exception (contract v2.4; timer_wheel.h's words, which pace the
+ * work by need): a call may go beyond B only by the work, 2 steps an item,
+ * that pacing left in the pending slots it reaches: the items that arrived
+ * while their window was open, less the share each earlier pop did (the
+ * share of the ticks it moved the clock), or nothing after a query that
+ * stopped short of its 8s; a window that no call was made in (the call
+ * jumps over it) is the plain case. fuzz/bound.c computes that work from
+ * its own model of the items and of the shares, level by level;
+ * bound_jumped() tells the calls that jumped over a whole window (or into
+ * one that opened while no call was made), for the tests that judge every
+ * other call by B alone and make a pop in every tick of each window.
  */
 #ifndef BOUND_H
 #define BOUND_H

@@ -15,11 +15,11 @@
  *                                    mutations of the best ones so far
  *       FB_TRACE=1 prints every call with its steps and bound.
  *
- * The wheel is built with a query allowance of C = 8 (TIMER_WHEEL_C_; 48 in
- * a real build): the constant part of the bound shrinks with it, so a
- * mechanism that costs O(n) in one call shows with a few thousand items,
- * where an input runs in milliseconds. FB_ALLOWANCE=0 builds the real
- * thing.
+ * The wheel is built with C = 8 and a pace of 4 (TIMER_WHEEL_C_ and
+ * TIMER_WHEEL_PACE_; 4,096 and 48 in a real build): the constant part of
+ * the bound shrinks with them, so a mechanism that costs O(n) in one call
+ * shows with a few thousand items, where an input runs in milliseconds.
+ * FB_ALLOWANCE=0 builds the real thing.
  *
  * What is checked, for every call (steps: items moved and links walked, the
  * wheel's test hooks):
@@ -34,11 +34,13 @@
  * it answers).
  *   - The group after the clock's is the pending one. If its window was open
  *     when the previous query ended, it may cost 2 steps (a move down and a
- *     link walked) for each item that came into its range since the later
- *     of the window's opening and the last query that spent less than its
- *     allowance: a query that does spends all that is owed, so only the
- *     work created since is the window's that its calls could not do.
- *     Otherwise the call jumped over the window: 2 for each of its items.
+ *     link walked) for each item that pacing left there: those in its range
+ *     when the window opened and those that came since, less the share of
+ *     each pop that moved the clock and stopped short of its pace (it did
+ *     the share of the ticks it moved, as timer_wheel.h's work_ computes
+ *     it), and none after a query that stopped short of its 8s (it did all
+ *     there was). Otherwise the call jumped over the window: 2 for each of
+ *     its items.
  *   - Each later group was never pending, and no call could prepare it: l + 2
  *     steps for each of its items (a query that must read such a slot puts
  *     it in order: a radix pass for each of at most l digits, a walk, a
@@ -73,13 +75,14 @@ static unsigned long long fb_steps;
 #include "../bound.h"
 #include "input.h"
 
-/* The constant parts of the bound at this allowance (docs/guarantees.md
- * derives them): a query spends its allowance C (or, when C is smaller, the
- * FEW + 1 links it may walk to read a small slot), and a step of the work
- * owed may go FEW beyond it (a run cut walks at least FEW links); a change
- * merges 8 items on each tier of the merge behind the clock. In a real
- * build they come to 56 (within the bound's C = 64) and 313 (within 4,096:
- * an insert behind the clock, out of order, while many items wait there). */
+/* The constant parts of the bound at this C (docs/guarantees.md derives
+ * them): a query stops the work owed at its limit C (or, when C is smaller,
+ * spends the FEW + 1 links it may walk to read a small slot), and a step of
+ * that work may go FEW beyond it (a run cut walks at least FEW links); a
+ * change merges 8 items on each tier of the merge behind the clock. In a
+ * real build they come to 4,096 (C is 4,088) and 313 (an insert behind the
+ * clock, out of order, while many items wait there); a pop that keeps pace
+ * stops at PACE, 56 with the overshoot (within the loops' C = 64). */
 #define FB_OWN (TIMER_WHEEL_FEW + 1)    /* a slot of at most FEW items, searched */
 #define FB_C ((TIMER_WHEEL_C > FB_OWN ? TIMER_WHEEL_C : FB_OWN) + TIMER_WHEEL_FEW)
 #define FB_C_CHANGE (8 * TIMER_WHEEL_TIERS + 1)
