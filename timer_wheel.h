@@ -108,16 +108,20 @@
  *   slot, coarsest first (a finer one may lie in it and receive its items),
  *   does the share of what it has left that d is of the ticks from the old
  *   clock to the slot's start, so that it is done when the clock gets
- *   there. A call stops at PACE = 48 + 8 per item handed out + 8 per change
- *   since the previous query while what is left could be done at 48 steps
- *   a tick, else at C = 4,096 + the same 8s; next_expiry and first, which
- *   never move the clock, do only the work their 8s paid for. Invariant: a
- *   pop that stopped short of its limit did every slot's share (the bound
- *   fuzzer models the shares and fails a call that did less). A step goes
- *   at most FEW over, so with a pop every tick a call stays within 64 + 8
- *   per item + 8 per change (make bench-latency's event loops; in
- *   test/adversarial.c's event loop the largest pop took 65 steps handing
- *   out 2, the largest next_expiry 40).
+ *   there, never past C = 4,088 + 8 per item handed out + 8 per change
+ *   since the previous query; then the pop goes on to PACE = 48 steps in
+ *   all, so that a window is done early, nothing is owed, and pop's fast
+ *   path is back (the pop(ord) and min_time+pop rows). next_expiry and
+ *   first, which never move the clock, do only the work their 8s paid for.
+ *   Invariant: a pop that stopped short of C did every slot's share, and
+ *   one that stopped short of PACE left nothing owed (the bound fuzzer
+ *   models the shares and fails a call that did less). A step goes at most
+ *   FEW over, so while the shares are small (a pop every tick or few) a
+ *   call stays within 64 + 8 per item + 8 per change (make bench-latency's
+ *   event loops and test/adversarial.c's, which count it: in one run the
+ *   largest pop took 68 steps handing out 1, the largest next_expiry 40;
+ *   in its tick loop, 1M timers at delays up to 4,096, 6,269 handing out
+ *   693).
  * - One item. A pending slot of one item goes down at once when its window
  *   opens, and an insert into an empty pending slot with its window open
  *   goes straight down, so that insert's fast path, which appends to any
@@ -241,15 +245,13 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
-/* A query's limit when the work owed cannot keep pace: C + 8 per item it
- * hands out + 8 per change since the previous query, in steps (see the
- * top); a step goes at most FEW over, so that every call stays within the
- * bound's C = 4,096. Tests may set TIMER_WHEEL_C_ lower
- * (test/fuzz/bound.c), so that what would cost O(n) in one call shows with
- * a few hundred items. */
-#ifdef TIMER_WHEEL_C_
-#define TIMER_WHEEL_C TIMER_WHEEL_C_
-#else
+/* A pop's limit on the work owed: C + 8 per item it hands out + 8 per
+ * change since the previous query, in steps (see the top); a step goes at
+ * most FEW over, so that every call stays within the bound's C = 4,096.
+ * Tests define it lower (test/fuzz/bound.c), so that what would cost O(n)
+ * in one call shows with a few hundred items; a program that defines it
+ * moves the bound's C with it. */
+#ifndef TIMER_WHEEL_C
 #define TIMER_WHEEL_C 4088                  /* 4,096 less FEW */
 #endif
 /* Level l's pending slot owes its items from when its window opens: the
@@ -258,13 +260,11 @@ struct timer_wheel_node {
  * expire, and an idle connection's timeout is pushed back many times: work
  * done earlier would move items that leave again. */
 #define TIMER_WHEEL_WINDOW_FROM 48
-/* The steps a call spends on the work owed while that keeps pace: with the
- * overshoot of a step (FEW) every such call stays within C = 64 + 8 per
- * item + 8 per change, the tail of the event loops (see the top). Tests may
- * set TIMER_WHEEL_PACE_ lower too. */
-#ifdef TIMER_WHEEL_PACE_
-#define TIMER_WHEEL_PACE TIMER_WHEEL_PACE_
-#else
+/* The steps in all to which a pop goes on with the work owed once every
+ * share is done (see the top): with the overshoot of a step (FEW) such a
+ * call stays within C = 64 + 8 per item + 8 per change, the tail of the
+ * event loops. Tests define it lower too. */
+#ifndef TIMER_WHEEL_PACE
 #define TIMER_WHEEL_PACE 48
 #endif
 /* A slot of at most FEW items that a query must read exactly is searched
@@ -757,11 +757,10 @@ TIMER_NOINLINE_ size_t timer_wheel_take_behind_(struct timer_wheel *w, int64_t b
 TIMER_INLINE_ uint64_t timer_wheel_opens_(size_t i, int64_t start)
 {
     unsigned l = (unsigned)(i >> 7);
-    uint64_t span = l == 0   ? 0
-                    : l == 1 ? TIMER_WHEEL_SLOTS
-                             : (uint64_t)(TIMER_WHEEL_SLOTS - TIMER_WHEEL_WINDOW_FROM)
-                                   << (TIMER_WHEEL_BITS * (l - 1));
-    return (uint64_t)start - span;
+    if (l < 2)                              /* level 1: the whole group before */
+        return (uint64_t)start - (l == 0 ? 0 : TIMER_WHEEL_SLOTS);
+    return (uint64_t)start - ((uint64_t)(TIMER_WHEEL_SLOTS - TIMER_WHEEL_WINDOW_FROM)
+                              << (TIMER_WHEEL_BITS * (l - 1)));
 }
 
 /* Is level l's window open (see WINDOW_FROM)? */
@@ -1017,18 +1016,29 @@ TIMER_INLINE_ bool timer_wheel_owes_(const struct timer_wheel *w, unsigned l)
     return tbitmap_test(w->occupied, timer_wheel_pending_(w, l));
 }
 
+/* Level l's pending slot, until w->spent reaches `end` or nothing is owed
+ * there; owed keeps the level while something is. */
+TIMER_INLINE_ void timer_wheel_do_(struct timer_wheel *w, unsigned l, size_t end)
+{
+    bool owes;
+    while ((owes = timer_wheel_open_(w, l) && timer_wheel_owes_(w, l)) && w->spent < end)
+        timer_wheel_step_(w, l, end - w->spent);
+    if (!owes)
+        w->owed &= ~(1u << l);
+}
+
 /* The work owed, paced by need, at the end of a query that spent w->spent
  * steps of its own and was paid `paid` (8 per item handed out + 8 per
- * change since the previous query). Each pending slot with items and its
- * window open does the share of what it has left (its arrived count) that
- * the `passed` ticks the clock just moved are of the ticks from where it
- * was to the slot's start (at least one step), so that it is done when the
- * clock gets there if the calls keep coming. The call stops at paid + PACE
- * steps while what is left could be done at PACE steps a tick, else at
- * paid + C; a query that did not move the clock (passed 0) does the work
- * it was paid for. Coarsest first, since a finer pending slot may lie in a
- * coarser one (the clock's digit is 63) and receive its items. owed keeps
- * the levels with work left. True when anything moved. */
+ * change since the previous query). First each pending slot with items
+ * and its window open does the share of what it has left (its arrived
+ * count) that the `passed` ticks the clock just moved are of the ticks
+ * from where it was to the slot's start, so that it is done when the clock
+ * gets there if the calls keep coming, coarsest first, since a finer
+ * pending slot may lie in a coarser one (the clock's digit is 63) and
+ * receive its items; never past paid + C. Then the call goes on to PACE
+ * steps in all (a window done early leaves nothing owed, and pop takes its
+ * fast path again). A query that did not move the clock (passed 0) does
+ * the work it was paid for. True when anything moved. */
 TIMER_NOINLINE_ bool timer_wheel_work_(struct timer_wheel *w, size_t paid, uint64_t passed)
 {
     unsigned l;
@@ -1038,16 +1048,13 @@ TIMER_NOINLINE_ bool timer_wheel_work_(struct timer_wheel *w, size_t paid, uint6
         l = tbitmap_highest(owed);
         ticks = ((timer_wheel_group_(w, l) + 1) << (TIMER_WHEEL_BITS * l)) - (uint64_t)w->now;
         left = w->arrived[timer_wheel_pending_(w, l)];
-        end = left / TIMER_WHEEL_PACE < ticks ? TIMER_WHEEL_PACE : TIMER_WHEEL_C;
-        end = paid + (passed != 0 ? end : 0);           /* where the call stops */
+        end = paid + (passed != 0 ? TIMER_WHEEL_C : 0);     /* where the call stops */
         if (passed != 0)
             left = (left + ticks / passed) / (ticks / passed + 1);     /* the share */
-        end = w->spent + left < end ? w->spent + left : end;
-        while (w->spent < end && timer_wheel_open_(w, l) && timer_wheel_owes_(w, l))
-            timer_wheel_step_(w, l, end - w->spent);
-        if (!timer_wheel_open_(w, l) || !timer_wheel_owes_(w, l))
-            w->owed &= ~(1u << l);
+        timer_wheel_do_(w, l, w->spent + left < end ? w->spent + left : end);
     }
+    for (owed = passed != 0 ? w->owed : 0; owed != 0; owed &= owed - 1)
+        timer_wheel_do_(w, tbitmap_lowest(owed), TIMER_WHEEL_PACE);
     return w->spent != start;
 }
 

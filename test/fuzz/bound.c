@@ -15,8 +15,8 @@
  *                                    mutations of the best ones so far
  *       FB_TRACE=1 prints every call with its steps and bound.
  *
- * The wheel is built with C = 8 and a pace of 4 (TIMER_WHEEL_C_ and
- * TIMER_WHEEL_PACE_; 4,096 and 48 in a real build): the constant part of
+ * The wheel is built with C = 8 and a pace of 4 (TIMER_WHEEL_C and
+ * TIMER_WHEEL_PACE; 4,088 and 48 in a real build): the constant part of
  * the bound shrinks with them, so a mechanism that costs O(n) in one call
  * shows with a few thousand items, where an input runs in milliseconds.
  * FB_ALLOWANCE=0 builds the real thing.
@@ -65,8 +65,8 @@
 #define FB_ALLOWANCE 8
 #endif
 #if FB_ALLOWANCE != 0
-#define TIMER_WHEEL_C_ FB_ALLOWANCE
-#define TIMER_WHEEL_PACE_ (FB_ALLOWANCE / 2)
+#define TIMER_WHEEL_C FB_ALLOWANCE
+#define TIMER_WHEEL_PACE (FB_ALLOWANCE / 2)
 #endif
 static unsigned long long fb_steps;
 #define TIMER_WHEEL_ON_MOVE_() ((void)fb_steps++)
