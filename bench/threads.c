@@ -13,7 +13,9 @@
  *    with one shard for all, and the baseline a program writes today: one
  *    heap under one pthread mutex, locked by each call (arm, cancel) as a
  *    program's own arm and cancel functions do. The service's threads run;
- *    no timer comes due during the run.
+ *    no timer comes due during the run. Beside each figure, the arms that
+ *    signalled a sleeping service thread, per second (stats.wake_signals:
+ *    an arm earlier than the time the thread wakes by itself).
  * 2. the owner's uncontended cost: one thread, ns per arm+cancel pair on
  *    the service against the same pair on the bare container (insert,
  *    remove), each kind.
@@ -74,7 +76,7 @@ static int b_arm(struct bench *b, struct timer_service_timer *t, int64_t e)
     }
 }
 
-static int b_cancel(struct bench *b, struct timer_service_timer *t)
+static struct timer_service_result b_cancel(struct bench *b, struct timer_service_timer *t)
 {
     switch (b->kind) {
     case KIND_HEAP: return svc_heap_cancel(&b->heap, t);
@@ -192,14 +194,33 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* homes: 0 = each thread's timers on its shard, 1 = random shards */
-static double pairs_per_second(int kind, int threads, unsigned shards, int homes, int ms)
+/* The arms that signalled a shard's thread, every shard together. */
+static double b_signals(struct bench *b, unsigned shards)
+{
+    struct timer_service_stats st;
+    double n = 0;
+    unsigned i;
+    for (i = 0; i < shards && b->kind != BASELINE; i++) {
+        int r = b->kind == KIND_HEAP    ? svc_heap_stats(&b->heap, i, &st)
+                : b->kind == KIND_WHEEL ? svc_wheel_stats(&b->wheel, i, &st)
+                                        : svc_set_stats(&b->set, i, &st);
+        if (r == 0)
+            n += (double)st.wake_signals;
+    }
+    return n;
+}
+
+/* homes: 0 = each thread's timers on its shard, 1 = random shards; *signals:
+ * the wake signals per second of the run */
+static double pairs_per_second(int kind, int threads, unsigned shards, int homes, int ms,
+                               double *signals)
 {
     struct bench *b = calloc(1, sizeof *b);
     struct worker w[MAX_THREADS];
     struct timespec run = {ms / 1000, (long)(ms % 1000) * 1000000};
     long total = 0;
     int64_t t0, t1;
+    double signals0;
     int k, i;
 
     if (b == NULL || b_init(b, kind, shards) != 0) {
@@ -235,6 +256,7 @@ static double pairs_per_second(int kind, int threads, unsigned shards, int homes
         }
         pthread_create(&w[k].th, NULL, worker_main, &w[k]);
     }
+    signals0 = b_signals(b, shards);
     t0 = timer_service_now();
     __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
     nanosleep(&run, NULL);
@@ -244,6 +266,7 @@ static double pairs_per_second(int kind, int threads, unsigned shards, int homes
         total += w[k].pairs;
     }
     t1 = timer_service_now();
+    *signals = (b_signals(b, shards) - signals0) / ((double)(t1 - t0) / 1e9);
     b_destroy(b);
     for (k = 0; k < threads; k++) {
         free(w[k].t);
@@ -270,39 +293,38 @@ TIMER_SET_DEFINE_NAMED(bare_set, struct set_item, node)
 
 #define OWNER_PAIRS 2000000
 
-/* ns per arm+cancel pair through the service's shard 0 (1 shard, no thread) */
-static double owner_service(int kind)
-{
-    struct bench *b = calloc(1, sizeof *b);
-    struct timer_service_timer *t = calloc(WORKING + BACKGROUND, sizeof *t);
-    struct timer_service_options o;
-    uint64_t rng = 7;
-    int64_t t0, t1;
-    long i;
-    if (b == NULL || t == NULL)
-        exit(1);
-    memset(&o, 0, sizeof o);
-    b->kind = kind;
-    if ((kind == KIND_HEAP ? svc_heap_init(&b->heap, &o)
-         : kind == KIND_WHEEL ? svc_wheel_init(&b->wheel, &o) : svc_set_init(&b->set, &o)) != 0)
-        exit(1);
-    far_base = timer_service_now();
-    for (i = 0; i < WORKING + BACKGROUND; i++) {
-        timer_service_timer_init(&t[i], 0, noop, NULL);
-        if (i >= WORKING || i % 2 == 0)
-            b_arm(b, &t[i], far_expiry(&rng));
+/* ns per arm+cancel pair through the service's shard 0 (1 shard, no thread),
+ * the calls made directly, as the bare container's below */
+#define SERVICE_PAIRS(NAME)                                                                        \
+    static double owner_##NAME(void)                                                               \
+    {                                                                                              \
+        NAME s;                                                                                    \
+        struct timer_service_timer *t = calloc(WORKING + BACKGROUND, sizeof *t);                   \
+        uint64_t rng = 7;                                                                          \
+        int64_t t0, t1;                                                                            \
+        long i;                                                                                    \
+        if (t == NULL || NAME##_init(&s, NULL) != 0)                                               \
+            exit(1);                                                                               \
+        far_base = timer_service_now();                                                            \
+        for (i = 0; i < WORKING + BACKGROUND; i++) {                                               \
+            timer_service_timer_init(&t[i], 0, noop, NULL);                                        \
+            if ((i >= WORKING || i % 2 == 0) && NAME##_arm(&s, &t[i], far_expiry(&rng)) != 0)      \
+                exit(1);                                                                           \
+        }                                                                                          \
+        t0 = timer_service_now();                                                                  \
+        for (i = 0; i < OWNER_PAIRS; i++) {                                                        \
+            if (NAME##_arm(&s, &t[i % WORKING], far_expiry(&rng)) < 0)                             \
+                abort();                                                                           \
+            NAME##_cancel(&s, &t[(i + WORKING / 2) % WORKING]);                                    \
+        }                                                                                          \
+        t1 = timer_service_now();                                                                  \
+        NAME##_destroy(&s);                                                                        \
+        free(t);                                                                                   \
+        return (double)(t1 - t0) / OWNER_PAIRS;                                                    \
     }
-    t0 = timer_service_now();
-    for (i = 0; i < OWNER_PAIRS; i++) {
-        b_arm(b, &t[i % WORKING], far_expiry(&rng));
-        b_cancel(b, &t[(i + WORKING / 2) % WORKING]);
-    }
-    t1 = timer_service_now();
-    b_destroy(b);
-    free(t);
-    free(b);
-    return (double)(t1 - t0) / OWNER_PAIRS;
-}
+SERVICE_PAIRS(svc_heap)
+SERVICE_PAIRS(svc_wheel)
+SERVICE_PAIRS(svc_set)
 
 /* the same pairs on the bare container (insert; remove) */
 #define BARE_PAIRS(NAME, ITEM)                                                                     \
@@ -443,7 +465,7 @@ int main(int argc, char **argv)
 {
     int reps = 5, ms = 200, samples = 1000, idle_ms = 1000, i, r, k;
     static const int thread_counts[] = {1, 2, 4};
-    double v[64], lat[3], lats[3][64], idle[2];
+    double v[64], sig[64], lat[3], lats[3][64], idle[2];
 
     for (i = 1; i < argc; i++) {
         if (i + 1 >= argc)
@@ -468,7 +490,7 @@ int main(int argc, char **argv)
 
     printf("1. arm+cancel pairs per second (millions), each thread on its own %d timers, %d far timers "
            "per thread pending:\n", WORKING, BACKGROUND);
-    printf("   %-44s %18s %18s %18s\n", "", "1 thread", "2 threads", "4 threads");
+    printf("   %-44s %27s %27s %27s\n", "", "1 thread, signals/s", "2 threads", "4 threads");
     {
         struct row {
             const char *name;
@@ -487,12 +509,13 @@ int main(int argc, char **argv)
                 int n = thread_counts[i];
                 unsigned shards = rows[k].shards_per_thread ? (unsigned)n : 1;
                 for (r = 0; r < reps; r++)
-                    v[r] = pairs_per_second(rows[k].kind, n, shards, rows[k].homes, ms) / 1e6;
+                    v[r] = pairs_per_second(rows[k].kind, n, shards, rows[k].homes, ms, &sig[r]) /
+                           1e6;
                 {
                     double lo, hi, med = median(v, reps);
                     lo = v[0];
                     hi = v[reps - 1];
-                    printf(" %6.2f [%4.2f-%4.2f]", med, lo, hi);
+                    printf(" %6.2f [%5.2f-%5.2f] %6.0f", med, lo, hi, median(sig, reps));
                 }
             }
             printf("\n");
@@ -506,7 +529,8 @@ int main(int argc, char **argv)
     for (k = 0; k < 3; k++) {
         double sv[64], bv[64], ms_, mb;
         for (r = 0; r < reps; r++) {
-            sv[r] = owner_service(k);
+            sv[r] = k == KIND_HEAP ? owner_svc_heap() : k == KIND_WHEEL ? owner_svc_wheel()
+                                   : owner_svc_set();
             bv[r] = k == KIND_HEAP ? bare_bare_heap() : k == KIND_WHEEL ? bare_bare_wheel() : bare_bare_set();
         }
         ms_ = median(sv, reps);

@@ -839,7 +839,7 @@ man_pages() {
         tlist) mp_want=$mp_tlist ;;
         timer_service)
             mp_want="$mp_service TIMER_SERVICE_DEFINE timer_service_timer_init timer_service_pending"
-            mp_want="$mp_want timer_service_now TIMER_SERVICE_STOPPED TIMER_SERVICE_RUNNING"
+            mp_want="$mp_want timer_service_now timer_service_result"
             ;;
         timer_*)
             mp_K=$(upper "${mp_name#timer_}")
