@@ -2190,8 +2190,11 @@ static void stress_one(int kind, unsigned shards, int workers, long ops, int loo
     for (k = 0; k < workers; k++)
         pthread_join(w[k].th, NULL);
     /* the end: half the timers retired, the other half left to destroy */
-    for (k = 0; k < X.nslots; k += 2)
+    for (k = 0; k < X.nslots; k += 2) { /* callbacks may still take a read lock */
+        CHECK(pthread_rwlock_wrlock(&X.slots[k].rw) == 0, "wrlock");
         ledger_retire(&X.slots[k], NULL);
+        pthread_rwlock_unlock(&X.slots[k].rw);
+    }
     s_stop(&X.s); /* no callback from here on: the counts below hold still */
     if (loop_mode) {
         for (i = 0; i < shards; i++) {
