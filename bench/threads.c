@@ -165,12 +165,16 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     long pairs = 0;
     unsigned i = 0;
+    /* a copy of its own: the workers' structs share cache lines (an array on
+     * main's stack), and a random number written back each pair made the
+     * 2-thread rows swing 2x from one process to the next */
+    uint64_t rng = w->rng;
     while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
         ;
     if (w->b->kind == BASELINE) {
         while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
             struct base_item *a = &w->items[i % WORKING], *c = &w->items[(i + WORKING / 2) % WORKING];
-            int64_t e = far_expiry(&w->rng);
+            int64_t e = far_expiry(&rng);
             pthread_mutex_lock(&w->b->mu);      /* arm and cancel, two calls as a program's */
             if (base_heap_reschedule(&w->b->base, e, a) != 0)
                 abort();
@@ -183,7 +187,7 @@ static void *worker_main(void *arg)
         }
     } else {
         while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
-            if (b_arm(w->b, &w->t[i % WORKING], far_expiry(&w->rng)) < 0)
+            if (b_arm(w->b, &w->t[i % WORKING], far_expiry(&rng)) < 0)
                 abort();
             b_cancel(w->b, &w->t[(i + WORKING / 2) % WORKING]);
             pairs++;
