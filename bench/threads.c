@@ -297,70 +297,74 @@ TIMER_SET_DEFINE_NAMED(bare_set, struct set_item, node)
 
 #define OWNER_PAIRS 2000000
 
-/* ns per arm+cancel pair through the service's shard 0 (1 shard, no thread),
- * the calls made directly, as the bare container's below */
-#define SERVICE_PAIRS(NAME)                                                                        \
-    static double owner_##NAME(void)                                                               \
+/* ns per arm+cancel pair, one thread, BACKGROUND far timers pending: each
+ * kind's calls made directly, ARM(c, item, expire) (< 0 only on an error)
+ * and STOP(c, item), on a C that OPEN(c, items) made (0: ready) */
+#define OWNER_PAIRS_(fn, C, ITEM, OPEN, ARM, STOP, CLOSE)                                          \
+    static double fn(void)                                                                         \
     {                                                                                              \
-        NAME s;                                                                                    \
-        struct timer_service_timer *t = calloc(WORKING + BACKGROUND, sizeof *t);                   \
+        C c;                                                                                       \
+        ITEM *it = calloc(WORKING + BACKGROUND, sizeof *it);                                       \
         uint64_t rng = 7;                                                                          \
         int64_t t0, t1;                                                                            \
         long i;                                                                                    \
-        if (t == NULL || NAME##_init(&s, NULL) != 0)                                               \
+        if (it == NULL || OPEN(&c, it) != 0)                                                       \
             exit(1);                                                                               \
-        far_base = timer_service_now();                                                            \
-        for (i = 0; i < WORKING + BACKGROUND; i++) {                                               \
-            timer_service_timer_init(&t[i], 0, noop, NULL);                                        \
-            if ((i >= WORKING || i % 2 == 0) && NAME##_arm(&s, &t[i], far_expiry(&rng)) != 0)      \
-                exit(1);                                                                           \
-        }                                                                                          \
-        t0 = timer_service_now();                                                                  \
-        for (i = 0; i < OWNER_PAIRS; i++) {                                                        \
-            if (NAME##_arm(&s, &t[i % WORKING], far_expiry(&rng)) < 0)                             \
-                abort();                                                                           \
-            NAME##_cancel(&s, &t[(i + WORKING / 2) % WORKING]);                                    \
-        }                                                                                          \
-        t1 = timer_service_now();                                                                  \
-        NAME##_destroy(&s);                                                                        \
-        free(t);                                                                                   \
-        return (double)(t1 - t0) / OWNER_PAIRS;                                                    \
-    }
-SERVICE_PAIRS(svc_heap)
-SERVICE_PAIRS(svc_wheel)
-SERVICE_PAIRS(svc_set)
-
-/* the same pairs on the bare container (insert; remove) */
-#define BARE_PAIRS(NAME, ITEM)                                                                     \
-    static double bare_##NAME(void)                                                                \
-    {                                                                                              \
-        NAME c;                                                                                    \
-        struct ITEM *it = calloc(WORKING + BACKGROUND, sizeof *it);                                \
-        uint64_t rng = 7;                                                                          \
-        int64_t t0, t1;                                                                            \
-        long i;                                                                                    \
-        if (it == NULL)                                                                            \
-            exit(1);                                                                               \
-        NAME##_init(&c, 0);                                                                        \
         far_base = timer_service_now();                                                            \
         for (i = 0; i < WORKING + BACKGROUND; i++)                                                 \
-            if ((i >= WORKING || i % 2 == 0) && NAME##_insert(&c, far_expiry(&rng), &it[i]) != 0)  \
+            if ((i >= WORKING || i % 2 == 0) && ARM(&c, &it[i], far_expiry(&rng)) != 0)           \
                 exit(1);                                                                           \
         t0 = timer_service_now();                                                                  \
         for (i = 0; i < OWNER_PAIRS; i++) {                                                        \
-            /* -EBUSY: armed already, left as it is (the service's arm moves it) */                \
-            if (NAME##_insert(&c, far_expiry(&rng), &it[i % WORKING]) == -EINVAL)                  \
+            if (ARM(&c, &it[i % WORKING], far_expiry(&rng)) < 0)                                   \
                 abort();                                                                           \
-            NAME##_remove(&c, &it[(i + WORKING / 2) % WORKING]);                                   \
+            STOP(&c, &it[(i + WORKING / 2) % WORKING]);                                            \
         }                                                                                          \
         t1 = timer_service_now();                                                                  \
-        NAME##_destroy(&c);                                                                        \
+        CLOSE(&c);                                                                                 \
         free(it);                                                                                  \
         return (double)(t1 - t0) / OWNER_PAIRS;                                                    \
     }
-BARE_PAIRS(bare_heap, heap_item)
-BARE_PAIRS(bare_wheel, wheel_item)
-BARE_PAIRS(bare_set, set_item)
+
+/* through the service's shard 0 (1 shard, no thread): arm and cancel */
+static int svc_timers_(struct timer_service_timer *t)
+{
+    int i;
+    for (i = 0; i < WORKING + BACKGROUND; i++)
+        timer_service_timer_init(&t[i], 0, noop, NULL);
+    return 0;
+}
+#define SVC_OPEN_(s, t) (svc_timers_(t) != 0 || SVC_INIT_(s, NULL) != 0)
+#define SVC_INIT_ svc_heap_init
+OWNER_PAIRS_(owner_svc_heap, svc_heap, struct timer_service_timer, SVC_OPEN_, svc_heap_arm,
+             svc_heap_cancel, svc_heap_destroy)
+#undef SVC_INIT_
+#define SVC_INIT_ svc_wheel_init
+OWNER_PAIRS_(owner_svc_wheel, svc_wheel, struct timer_service_timer, SVC_OPEN_, svc_wheel_arm,
+             svc_wheel_cancel, svc_wheel_destroy)
+#undef SVC_INIT_
+#define SVC_INIT_ svc_set_init
+OWNER_PAIRS_(owner_svc_set, svc_set, struct timer_service_timer, SVC_OPEN_, svc_set_arm,
+             svc_set_cancel, svc_set_destroy)
+#undef SVC_INIT_
+
+/* the same pairs on the bare container: insert (-EBUSY: armed already, left
+ * as it is, where the service's arm moves it) and remove */
+#define BARE_(NAME, ITEM)                                                                          \
+    static int NAME##_open_(NAME *c, ITEM *items)                                                  \
+    {                                                                                              \
+        (void)items;                                                                               \
+        NAME##_init(c, 0);                                                                         \
+        return 0;                                                                                  \
+    }                                                                                              \
+    static int NAME##_arm_(NAME *c, ITEM *item, int64_t e)                                         \
+    {                                                                                              \
+        return NAME##_insert(c, e, item) == -EINVAL ? -1 : 0;                                      \
+    }                                                                                              \
+    OWNER_PAIRS_(bare_##NAME, NAME, ITEM, NAME##_open_, NAME##_arm_, NAME##_remove, NAME##_destroy)
+BARE_(bare_heap, struct heap_item)
+BARE_(bare_wheel, struct wheel_item)
+BARE_(bare_set, struct set_item)
 
 /* ---- 3. wake-up latency -------------------------------------------------- */
 

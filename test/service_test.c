@@ -1365,6 +1365,13 @@ static void sched_cb(struct timer_service_timer *t, void *arg, const struct time
     __atomic_fetch_sub(&x->in_cb, 1, __ATOMIC_SEQ_CST);
 }
 
+/* Another logical thread runs fn(arg); this one waits until it is done. */
+static void in_thread(void *(*fn)(void *), void *arg)
+{
+    tst_thread_start(&V.th[0], fn, arg);
+    tst_thread_join(V.th[0]);
+}
+
 static void *canceller(void *arg)
 {
     (void)arg;
@@ -1473,8 +1480,7 @@ static void *scenario_cancel(void *arg)
         CHECK(s_arm_periodic(&V.s, &V.x->t, 10, 10, TIMER_SERVICE_SKIP) == 0, "arm");
     else
         CHECK(s_arm(&V.s, &V.x->t, 10) == 0, "arm");
-    tst_thread_start(&V.th[0], canceller, NULL);
-    tst_thread_join(V.th[0]);
+    in_thread(canceller, NULL);
     main_sleep_until(100);   /* whatever may still run, runs */
     CHECK(V.r.error == 0, "the cancel failed: %d", V.r.error);
     if (V.op == OP_CANCEL) { /* one-shot: exactly one of the two */
@@ -1522,8 +1528,7 @@ static void *scenario_early_arm(void *arg)
     (void)arg;
     scenario_begin();
     CHECK(s_arm(&V.s, &V.x->t, 1000) == 0, "arm");
-    tst_thread_start(&V.th[0], early_armer, (void *)(intptr_t)10);
-    tst_thread_join(V.th[0]);
+    in_thread(early_armer, (void *)(intptr_t)10);
     main_sleep_until(2000);
     CHECK(V.ra[0] == 0 && V.y->started == 1 && V.y->ran_at[0] == 10,
           "the earlier timer ran %d times, at %lld (a lost wake-up runs it at 1000)",
@@ -1541,8 +1546,7 @@ static void *scenario_own_callback(void *arg)
     (void)arg;
     scenario_begin();
     CHECK(s_arm_periodic(&V.s, &V.x->t, 10, 10, TIMER_SERVICE_BURST) == 0, "arm");
-    tst_thread_start(&V.th[0], canceller, NULL);
-    tst_thread_join(V.th[0]);
+    in_thread(canceller, NULL);
     main_sleep_until(100);
     CHECK(V.x->started == 0 || (V.cb_res1.error == -EDEADLK && V.cb_res2.error == -EDEADLK &&
                                 !V.cb_res1.stopped && !V.cb_res1.running && !V.cb_res2.stopped),
@@ -1572,8 +1576,7 @@ static void *scenario_wakeups_counted(void *arg)
     w[1] = scenario_stat(0);
     main_sleep_until(2 * hour);
     w[2] = scenario_stat(0);
-    tst_thread_start(&V.th[0], early_armer, (void *)(intptr_t)(2 * hour + 5));
-    tst_thread_join(V.th[0]);
+    in_thread(early_armer, (void *)(intptr_t)(2 * hour + 5));
     main_sleep_until(2 * hour + 10);
     w[3] = scenario_stat(0);
     CHECK(w[0] == 0, "%llu wake-ups in an idle hour", (unsigned long long)w[0]);
@@ -1637,50 +1640,36 @@ static void *scenario_wake_later(void *arg)
  * thread C calls cancel_sync, which waits; thread B arms it again. Each arm
  * that returned 0 takes a reference, the callback gives one back when its
  * run ends its arm, each stopped result gives one back. */
-static void *issue_a(void *arg)
+/* who 0 is A (arms at 12), 1 is C (cancel_sync at 13), 2 is B (arms at 14) */
+static void *issue_thread(void *arg)
 {
-    (void)arg;
-    main_sleep_until(12);
-    V.ra[0] = s_arm(&V.s, &V.x->t, 15);
-    if (V.ra[0] == 0)
-        V.refs++;
-    return NULL;
-}
-
-static void *issue_c(void *arg)
-{
-    (void)arg;
-    main_sleep_until(13);
-    V.cr = s_cancel_sync(&V.s, &V.x->t);
-    V.at_return = tst_clock();
-    if (V.cr.stopped)
-        V.refs--;
-    return NULL;
-}
-
-static void *issue_b(void *arg)
-{
-    (void)arg;
-    main_sleep_until(14);
-    V.ra[1] = s_arm(&V.s, &V.x->t, 16);
-    if (V.ra[1] == 0)
-        V.refs++;
+    int who = (int)(intptr_t)arg;
+    main_sleep_until(12 + who);
+    if (who == 1) {
+        V.cr = s_cancel_sync(&V.s, &V.x->t);
+        V.at_return = tst_clock();
+        if (V.cr.stopped)
+            V.refs--;
+    } else {
+        V.ra[who / 2] = s_arm(&V.s, &V.x->t, 15 + who / 2);
+        if (V.ra[who / 2] == 0)
+            V.refs++;
+    }
     return NULL;
 }
 
 static void *scenario_issue31(void *arg)
 {
     struct timer_service_result r;
+    int i;
     (void)arg;
     scenario_begin();
     CHECK(s_arm(&V.s, &V.x->t, 10) == 0, "arm");
     V.refs = 1;
-    tst_thread_start(&V.th[0], issue_a, NULL);
-    tst_thread_start(&V.th[1], issue_c, NULL);
-    tst_thread_start(&V.th[2], issue_b, NULL);
-    tst_thread_join(V.th[0]);
-    tst_thread_join(V.th[1]);
-    tst_thread_join(V.th[2]);
+    for (i = 0; i < 3; i++)
+        tst_thread_start(&V.th[i], issue_thread, (void *)(intptr_t)i);
+    for (i = 0; i < 3; i++)
+        tst_thread_join(V.th[i]);
     main_sleep_until(100);
     r = s_cancel_sync(&V.s, &V.x->t);
     CHECK(r.error == 0, "cancel_sync");
@@ -1724,8 +1713,7 @@ static void *scenario_reinit(void *arg)
     (void)arg;
     scenario_begin();
     CHECK(s_arm(&V.s, &V.x->t, 10) == 0, "arm");
-    tst_thread_start(&V.th[0], reinit_d, NULL);
-    tst_thread_join(V.th[0]);
+    in_thread(reinit_d, NULL);
     main_sleep_until(100);
     CHECK(V.x->started == 1 && V.cb_r1 == 0, "the old timer's one run, the new one's arm %d",
           V.cb_r1);
@@ -1753,8 +1741,7 @@ static void *scenario_deadline(void *arg)
     (void)arg;
     scenario_begin();
     CHECK(s_arm_periodic(&V.s, &V.x->t, 10, 100, TIMER_SERVICE_SKIP) == 0, "arm");
-    tst_thread_start(&V.th[0], reader, NULL);
-    tst_thread_join(V.th[0]);
+    in_thread(reader, NULL);
     V.r = s_cancel_sync(&V.s, &V.x->t);
     CHECK(V.seen_next == 110 && V.seen_all == 110,
           "the deadline read while the periodic callback ran: %lld, not 110",
