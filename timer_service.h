@@ -155,9 +155,10 @@
  * the callback takes, and two callbacks that cancel_sync each other's
  * timers, deadlock, as pthread_join would (Linux documents the same for
  * timer_delete_sync): use cancel there. stop and destroy join the threads:
- * not from a callback. init, start, stop and destroy are the program's to
- * call from one thread at a time, and destroy when no other thread uses the
- * service. A timer is armed in one service for life.
+ * not from a callback. No wait inside a call is a pthread_cancel point.
+ * init, start, stop and destroy are the program's to call from one thread
+ * at a time, and destroy when no other thread uses the service. A timer is
+ * armed in one service for life.
  *
  * Periodic timers: the next run is armed before the callback runs (so a
  * cancel, from anywhere, drops it, and the published deadline is right
@@ -557,12 +558,18 @@ TIMER_INLINE_ bool timer_service_trylock_(struct timer_service_shard_ *sh)
                                        __ATOMIC_RELAXED);
 }
 
+/* No wait of the service is a cancellation point (pthread_cancel): a taker
+ * or a waiter cancelled there would leave the shard's lock taken, or its
+ * record linked on its dead stack. */
 TIMER_NOINLINE_ void timer_service_lock_slow_(struct timer_service_shard_ *sh)
 {
+    int cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     pthread_mutex_lock(&sh->park);
     while (__atomic_exchange_n(&sh->lock, 2, __ATOMIC_ACQUIRE) != 0)
         pthread_cond_wait(&sh->lock_cv, &sh->park);
     pthread_mutex_unlock(&sh->park);
+    pthread_setcancelstate(cancel, NULL);
     sh->stats.lock_sleeps++;    /* the lock is ours */
 }
 
@@ -592,7 +599,8 @@ TIMER_NOINLINE_ int timer_service_sleep_(struct timer_service_shard_ *sh, pthrea
                                          int64_t until)
 {
     struct timespec ts;
-    int r;
+    int r, cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     pthread_mutex_lock(&sh->park);
     if (__atomic_exchange_n(&sh->lock, 0, __ATOMIC_RELEASE) == 2)
         pthread_cond_signal(&sh->lock_cv);      /* `park` is held already */
@@ -605,6 +613,7 @@ TIMER_NOINLINE_ int timer_service_sleep_(struct timer_service_shard_ *sh, pthrea
     }
     pthread_mutex_unlock(&sh->park);
     timer_service_lock_real_(sh);
+    pthread_setcancelstate(cancel, NULL);
     return r;
 }
 

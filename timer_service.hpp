@@ -19,7 +19,8 @@
  *                               TIMER_SERVICE_SKIP) < 0)
  *             return 1;
  *         ...                                        // any thread may arm, cancel, cancel_sync
- *         if (tick.cancel().stopped) ...             // a tc::service_result: error, stopped, running
+ *         if (tick.cancel().stopped) ...             // tc::service_result: error, stopped,
+ *                                                    // running
  *     }   // ~service_timer: shutdown_sync: the callback is not running and never runs again
  *
  * API (Kind = tc::set_kind, heap_kind or wheel_kind: the container of every
