@@ -32,8 +32,8 @@
  *         svc_arm_periodic(&s, &j->timer, timer_service_now(), 300000,   // now, every 0.3 ms
  *                          TIMER_SERVICE_SKIP);                  // (ns of CLOCK_MONOTONIC)
  *         nanosleep(&ms, NULL);                // any thread may arm and cancel meanwhile
- *         if (svc_shutdown_sync(&s, &j->timer) >= 0)   // not running, will not run:
- *             free(j);                                 // the service forgets it at once
+ *         if (svc_shutdown_sync(&s, &j->timer).error == 0)   // not running, will not run:
+ *             free(j);                                       // the service forgets it
  *         svc_destroy(&s);                     // stops the thread
  *         return 0;
  *     }
@@ -43,19 +43,27 @@
  *   int  NAME_init(NAME *s, const struct timer_service_options *opt);
  *                                   shards, containers, locks: 0, -EINVAL, -ENOMEM,
  *                                   or pthread's error; opt NULL: the defaults
- *   void NAME_destroy(NAME *s);     stop, then pending timers become idle; frees
+ *   size_t NAME_destroy(NAME *s);   stop; hand every pending timer, idle by then, to
+ *                                   opt->left (if set); free. Returns how many
  *   int  NAME_start(NAME *s);       one thread per shard runs its callbacks: 0,
  *                                   -EBUSY (started, or a run() is in progress)
  *   void NAME_stop(NAME *s);        stop and join them; pending timers stay
  *   int  NAME_arm(NAME *s, struct timer_service_timer *t, int64_t expire);
- *                                   pending at expire: 0, or 1 if it was pending
+ *                                   one-shot at expire: 0, or 1 if it was pending
  *                                   (moved: that run will not happen)
+ *   int  NAME_arm_range(NAME *s, struct timer_service_timer *t, int64_t earliest,
+ *                       int64_t latest);
+ *                                   pending one-shot within [earliest, latest]: 1,
+ *                                   nothing changes; else arm(s, t, latest)
  *   int  NAME_arm_periodic(NAME *s, struct timer_service_timer *t, int64_t first,
  *                          int64_t period, enum timer_service_policy policy);
- *                                   the same, then every period (policy: missed ticks)
- *   int  NAME_cancel(NAME *s, struct timer_service_timer *t);          never blocks
- *   int  NAME_cancel_sync(NAME *s, struct timer_service_timer *t);     see the table
- *   int  NAME_shutdown_sync(NAME *s, struct timer_service_timer *t);   and arms fail
+ *                                   at first, then every period (policy: missed ticks)
+ *   struct timer_service_result NAME_cancel(NAME *s, struct timer_service_timer *t);
+ *                                   never blocks; the table below
+ *   struct timer_service_result NAME_cancel_sync(NAME *s, struct timer_service_timer *t);
+ *   struct timer_service_result NAME_shutdown_sync(NAME *s, struct timer_service_timer *t);
+ *                                   returns when its callback is not running; then
+ *                                   arms fail (Linux's timer_shutdown_sync)
  *   bool NAME_pending(const struct timer_service_timer *t);    (timer_service_pending)
  *   int64_t NAME_next_expiry(const NAME *s);                   all shards, lock-free
  *   int64_t NAME_shard_next_expiry(const NAME *s, unsigned shard);     lock-free
@@ -70,10 +78,10 @@
  * And for any kind:
  *   void timer_service_timer_init(struct timer_service_timer *t, unsigned shard,
  *                                 timer_service_fn *fn, void *arg);
- *                                   the callback and the home shard; only while the
- *                                   service does not hold t (never armed, or after
- *                                   cancel_sync/shutdown_sync returned); revives a
- *                                   shut-down timer
+ *                                   zeroes t, then sets the callback and the home
+ *                                   shard; only while the service does not hold t
+ *                                   (never armed, or after cancel_sync/shutdown_sync
+ *                                   returned); revives a shut-down timer
  *   bool timer_service_pending(const struct timer_service_timer *t);
  *                                   armed and its run not started (a snapshot)
  *   int64_t timer_service_now(void);    ns of CLOCK_MONOTONIC: the threads' clock
@@ -81,51 +89,81 @@
  * The callback: fn(t, arg, f), with no lock held, on the shard's thread or in
  * run(); f->expire is the expiry it runs for, f->now the time it was found
  * due, f->period 0 or the period, f->missed the periods between the two
- * ((now - expire) / period; 0 for a one-shot timer).
+ * ((now - expire) / period; 0 for a one-shot timer), f->next the expiry of
+ * the run armed before this callback (a periodic timer's next tick), or
+ * TIMER_NEVER when this run ends its arm: a one-shot timer, or the last tick
+ * of a series (its next would reach TIMER_NEVER).
  *
- * Calls from any thread. cancel's and cancel_sync's result is a set of bits:
- * TIMER_SERVICE_STOPPED (a pending run was removed: that callback never
- * happens) and TIMER_SERVICE_RUNNING (its callback was running on another
- * thread: cancel could not stop it; cancel_sync waited until it returned).
+ * Every arm that made a timer pending ends exactly once: its callback runs
+ * with f->next == TIMER_NEVER, or exactly one cancel, cancel_sync or
+ * shutdown_sync reports `stopped` for it, or destroy hands it to opt->left.
+ * This holds under every interleaving of any number of threads, so a program
+ * may hold one reference per arm: take one, arm, and give it back when arm
+ * returns anything but 0 (1: the pending run holds one already; < 0: nothing
+ * armed); give one back in the callback when f->next == TIMER_NEVER, and for
+ * each result whose .stopped is true.
  *
- *   the timer is ...        cancel              cancel_sync,         arm
+ * cancel, cancel_sync and shutdown_sync return a struct timer_service_result:
+ * .error (0, or a negative errno: then nothing changed, and both flags are
+ * false), .stopped (a pending run was taken out: that callback never
+ * happens) and .running (its callback was running on another thread: cancel
+ * could not stop it; the sync calls waited until it returned).
+ *
+ *   the timer is ...        cancel              cancel_sync,         arm, arm_periodic
  *                           (never blocks)      shutdown_sync
- *   idle, or its callback   0: nothing to do    0                    0: pending
+ *   idle, or its callback   {0}: nothing to do  {0}                  0: pending
  *     has returned
- *   pending                 STOPPED             STOPPED              1: moved
- *   running its callback    RUNNING, | STOPPED  waits (no spinning)  0, or 1 if re-armed:
- *     (another thread)      if a re-arm (a      until it returns,    pending again; runs
- *                           periodic one, say)  removing re-arms:    after this callback
- *                           was dropped         RUNNING | ...        (never overlapping)
- *   calling from inside     STOPPED if it took  -EDEADLK, nothing    allowed, as above
- *     its own callback      a re-arm out, or 0  changed
- *   shut down               0                   0                    -ESHUTDOWN
+ *   pending                 stopped             stopped              1: moved
+ *   running its callback    running; stopped    waits (no spinning)  0, or 1 if pending
+ *     (another thread)      too if it took out  until it returns,    (re-armed): pending
+ *                           a re-arm (a         then takes out what  again; runs after
+ *                           periodic one, say)  is pending: running; this callback
+ *                                               stopped if it did    (never overlapping)
+ *   calling from inside     stopped if it took  .error -EDEADLK,     allowed, as above
+ *     its own callback      a re-arm out        nothing changed
+ *   shut down               {0}                 {0}                  -ESHUTDOWN
  *
- * After cancel_sync or shutdown_sync returns (>= 0), the service neither reads
- * nor writes the timer: the caller may free it at once. shutdown_sync also
- * marks it shut down first, so a re-arm by its running callback fails too
- * (Linux's timer_shutdown_sync); timer_service_timer_init revives it. A
- * one-shot timer's callback may free its own timer when no other thread can
- * still arm or cancel it: the service touches nothing of a timer once its
- * callback has returned.
+ * While its callback runs, cancel_sync takes nothing out (Linux's
+ * try_to_del_timer_sync): an arm meanwhile finds a re-arm still pending and
+ * returns 1. When the callback returns, its runner takes out what is pending
+ * before anything else can run it, and one waiting cancel_sync (the first to
+ * have called) reports it. So a re-arm is never reported twice, nor missed.
+ * After cancel_sync or shutdown_sync returns (.error 0), the service neither
+ * reads nor writes the timer unless another thread arms it again: the caller
+ * may free it at once when no other thread can (as Linux asks of
+ * timer_delete_sync's callers). shutdown_sync marks it shut down first, so
+ * every arm fails from then on, its callback's too; timer_service_timer_init
+ * revives it. A one-shot timer's callback may free its own timer when no
+ * other thread can still arm or cancel it: the service touches nothing of a
+ * timer once its callback has returned, and "running" names a run, not an
+ * address (a new timer at a freed one's address is not running).
+ *
+ * arm and arm_range on a periodic timer make it one-shot (the arm replaces
+ * what the timer was armed with, as Go's Reset and Linux's mod_timer do);
+ * they return 1 when that took out a pending run, as any move.
  *
  * Errors change nothing: -EINVAL (s or t NULL, t never given a callback, its
- * shard not below the service's count, expire or first < 0, period <= 0, an
- * unknown policy, budget <= 0), -ESHUTDOWN (arm of a shut-down timer),
- * -EDEADLK (cancel_sync or shutdown_sync from the timer's own callback),
- * -ENOMEM (heap: arm of an idle timer when the shard's array cannot grow;
- * reserve() first and it cannot happen). What cannot be detected: a
- * cancel_sync called while holding a lock that the callback takes, and two
- * callbacks that cancel_sync each other's timers, deadlock, as pthread_join
- * would (Linux documents the same for timer_delete_sync): use cancel there.
- * stop and destroy join the threads: not from a callback. init, start, stop
- * and destroy are the program's to call from one thread at a time, and
- * destroy when no other thread uses the service. A timer is armed in one
- * service for life.
+ * shard not below the service's count, expire or first < 0, latest <
+ * earliest, period <= 0, first == TIMER_NEVER or a second tick at or past
+ * TIMER_NEVER (a series that could never tick again: use arm), an unknown
+ * policy, budget <= 0), -ESHUTDOWN (arm of a shut-down timer), -EDEADLK
+ * (cancel_sync or shutdown_sync from the timer's own callback), -ENOMEM
+ * (heap: arm of an idle timer when the shard's array cannot grow; reserve()
+ * first and it cannot happen), -ECHILD (a fork()ed child calls a service
+ * its parent initialised: its threads stayed there; init one in the child).
+ * What cannot be detected: a cancel_sync called while holding a lock that
+ * the callback takes, and two callbacks that cancel_sync each other's
+ * timers, deadlock, as pthread_join would (Linux documents the same for
+ * timer_delete_sync): use cancel there. stop and destroy join the threads:
+ * not from a callback. No wait inside a call is a pthread_cancel point.
+ * init, start, stop and destroy are the program's to call from one thread
+ * at a time, and destroy when no other thread uses the service. A timer is
+ * armed in one service for life.
  *
  * Periodic timers: the next run is armed before the callback runs (so a
- * cancel, from anywhere, drops it), by the timer's policy; with missed =
- * (now - expire) / period,
+ * cancel, from anywhere, drops it, and the published deadline is right
+ * while it runs), by the timer's policy; with missed = (now - expire) /
+ * period,
  *   TIMER_SERVICE_BURST   next = expire + period: every missed tick runs, back
  *                         to back (missed says how many still follow; Java's
  *                         scheduleAtFixedRate)
@@ -133,36 +171,51 @@
  *                         after now, on the original grid (Linux's
  *                         hrtimer_forward and its overrun count; Go's Ticker
  *                         drops ticks likewise)
- *   TIMER_SERVICE_DELAY   next = now + period (Java's scheduleWithFixedDelay)
- * A next tick past INT64_MAX ends the series (the timer is idle after it).
+ *   TIMER_SERVICE_DELAY   next = now + period: a period from when the run was
+ *                         found due (libuv's repeating timers). Java's
+ *                         scheduleWithFixedDelay counts from the callback's
+ *                         return instead: arm a one-shot timer again at the
+ *                         end of its callback for that.
+ * A tick at or past TIMER_NEVER ends the series: the callback before it gets
+ * f->next == TIMER_NEVER, and the timer is idle after it.
  *
  * Who runs the callbacks. Each shard has one runner at a time, so one timer's
  * callbacks never overlap (its home shard is fixed by timer_init):
  * - NAME_start: a thread per shard, sleeping on a condition variable on
- *   CLOCK_MONOTONIC until the shard's next expiry (no timeout when the shard
- *   is empty). Only an arm that makes the shard's deadline earlier wakes it,
- *   once (not a later arm, not a cancel; a cancelled earliest timer costs one
- *   wake-up at its old expiry). Time is ns of timer_service_now(). One thread
- *   for all timers: one shard.
+ *   CLOCK_MONOTONIC until the shard's deadline (no timeout when it is
+ *   empty). An arm wakes it only when the new expiry is earlier than the
+ *   time the thread will wake anyway, by more than the slack: 0.1% of the
+ *   time from when it went to sleep to the expiry, at most opt->slack
+ *   (default 100 ms; Linux's poll and select take the same 0.1% up to
+ *   100 ms). A timer may so run late by that slack, never early. Nothing
+ *   else wakes it: 0 wake-ups while idle or while only far timers wait.
+ *   Time is ns of timer_service_now(). One thread for all timers: one shard.
  * - the program's loop (not started): it sleeps until NAME_next_expiry (or a
- *   shard's), calls NAME_run(s, shard, now, budget) and sleeps again; an arm
- *   from any thread that makes a shard's deadline earlier calls opt->wake
- *   (arg, shard) once, with no lock held (an eventfd write, say). Time is
- *   whatever unit the program passes as now.
+ *   shard's), calls NAME_run(s, shard, now, budget), reads the deadline again
+ *   and sleeps until it; an arm from any thread that makes a shard's
+ *   published deadline earlier (by more than the slack, if opt->slack > 0)
+ *   calls opt->wake(arg, shard) once, with no lock held (an eventfd write,
+ *   say). Time is whatever unit the program passes as now, the slack too.
  *
  * Costs: arm and cancel take the shard's lock and make one container call
  * (O(1) wheel, O(log n) heap and set) plus, when the earliest timer went, one
- * next_expiry; a fire is first + remove (or reschedule). next_expiry reads
- * one atomic per shard. Memory: sizeof(struct timer_service_timer) per timer
- * (64 bytes on 64-bit targets: the three kinds' nodes share a union), and per
- * shard the container with its lock, two condition variables and counters,
- * on cache lines of its own. No allocation but init's (and the heap's array).
+ * next_expiry; a fire is first + remove (or reschedule) + next_expiry.
+ * next_expiry reads one atomic per shard. The shard's lock is Drepper's
+ * "mutex3" (Futexes Are Tricky, 2004): one compare-and-swap to take it and
+ * one exchange to give it back when nobody waits; a taker that finds it
+ * taken sleeps on a condition variable of the shard (a futex where POSIX
+ * has none). Memory: sizeof(struct timer_service_timer) per timer (64 bytes on
+ * 64-bit targets: the three kinds' nodes share a union), and per shard the
+ * container with its lock, condition variables and counters, on cache lines
+ * of its own. No allocation but init's (and the heap's array).
  *
  * Build: POSIX threads (-pthread), clock_gettime and pthread_condattr_setclock
  * (CLOCK_MONOTONIC condition variables: Linux, the BSDs; not macOS). Atomics
  * through the gcc/clang __atomic builtins, so the header compiles as C99 and
  * as C++11 (C++: timer_service.hpp wraps it). Not in timer_containers.h,
- * which stays free of threads.
+ * which stays free of threads. Each file that includes it registers a
+ * pthread_atfork handler at start-up that counts the fork()s of the process
+ * (the -ECHILD check: one load per call).
  *
  * Test builds may define the hooks under "the hooks" below before including
  * (TIMER_SERVICE_LOCK_, ..., TIMER_SERVICE_ON_STEP_): test/service_test.c
@@ -186,6 +239,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #if !defined(CLOCK_MONOTONIC)
 #error "timer_service.h needs POSIX: define _POSIX_C_SOURCE 200809L before any #include"
@@ -207,6 +261,7 @@ struct timer_service_fire {
     int64_t now;
     int64_t period;
     uint64_t missed;
+    int64_t next;           /* the run armed before this one, or TIMER_NEVER: the arm ends */
 };
 
 typedef void timer_service_fn(struct timer_service_timer *t, void *arg,
@@ -218,9 +273,14 @@ enum timer_service_policy {
     TIMER_SERVICE_DELAY
 };
 
-/* cancel's and cancel_sync's result bits */
-#define TIMER_SERVICE_STOPPED 1
-#define TIMER_SERVICE_RUNNING 2
+/* What cancel, cancel_sync and shutdown_sync did. A struct, so that no test
+ * of a flag can read an error as "stopped" (an int of bits could not keep
+ * the two apart: -EDEADLK & 1 is 1). */
+struct timer_service_result {
+    int error;              /* 0, or a negative errno: nothing changed, both flags false */
+    bool stopped;           /* a pending run was taken out: its callback never runs */
+    bool running;           /* its callback was running on another thread */
+};
 
 /* A zeroed timer is idle and has no callback (arm refuses it). The node
  * comes first: a container's node pointer is the timer's. The three kinds'
@@ -235,6 +295,7 @@ struct timer_service_timer {
     void *arg;
     int64_t period;         /* 0: one-shot */
     unsigned shard;         /* home for life */
+    uint16_t run;           /* the stamp of its latest run on its shard; 0: none since init */
     unsigned char policy;
     unsigned char state;    /* TIMER_SERVICE_PENDING_ | TIMER_SERVICE_SHUT_: written under
                                the shard's lock, read lock-free by timer_service_pending */
@@ -245,6 +306,14 @@ struct timer_service_options {
     int64_t now;            /* every container's starting clock (< 0: 0) */
     void (*wake)(void *arg, unsigned shard);    /* the program's loop: see the top */
     void *wake_arg;
+    /* The most a timer may run late so that its arm need not wake the
+     * sleeper (0.1% of its distance, at most this): 0, the default: 100 ms
+     * for the service's threads, none for a program's loop (its unit is the
+     * program's); < 0: none. */
+    int64_t slack;
+    /* destroy hands each timer it finds pending to left(t, t's arg), idle by
+     * then (it may free it); it must not call the service. NULL: none. */
+    void (*left)(struct timer_service_timer *t, void *arg);
 };
 
 /* Counters per shard, for tests and monitoring (NAME_stats). */
@@ -254,6 +323,8 @@ struct timer_service_stats {
     uint64_t wakeups_for_nothing;   /* ... neither woken by an arm nor at its deadline */
     uint64_t wake_signals;      /* arms that signalled the shard's thread */
     uint64_t wake_calls;        /* arms that called opt->wake */
+    uint64_t handoffs;          /* re-arms a runner took out for a waiting cancel_sync */
+    uint64_t lock_sleeps;       /* takes of the shard's lock that slept on it */
 };
 
 /* A container's calls, over the untyped timer (one table per kind, below),
@@ -272,26 +343,42 @@ struct timer_service_ops_ {
     int (*reserve)(void *c, size_t n);
 };
 
-/* One shard: its lock guards everything here (but `next`) and the state of
- * every timer whose home it is. */
+/* A cancel_sync waiting for a callback to return, on its own stack. */
+struct timer_service_waiter_ {
+    struct timer_service_waiter_ *next;
+    bool done;                  /* the callback returned (the runner sets it) */
+    bool stopped;               /* the runner took out a re-arm for this waiter */
+};
+
+/* One shard: its lock guards everything here (but `lock` and `next`) and the
+ * state of every timer whose home it is. The first cache line holds what an
+ * arm and a cancel touch. */
 struct timer_service_shard_ {
-    pthread_mutex_t lock;
-    pthread_cond_t wake_cv;     /* CLOCK_MONOTONIC; the shard's thread sleeps on it */
-    pthread_cond_t done_cv;     /* cancel_sync waits on it for a callback to return */
-    /* The deadline its runner knows: the earliest expiry when it last looked,
-     * or earlier (an arm since). An arm earlier than this wakes the runner and
-     * lowers it. Written under the lock, read lock-free (next_expiry). */
-    int64_t next;
-    struct timer_service_timer *running;    /* whose callback runs now, or NULL */
-    pthread_t runner;           /* the thread running it (valid while running != NULL) */
-    pthread_t thread;           /* the shard's own thread, once started */
-    struct timer_service *svc;
+    int lock;                   /* 0 free, 1 taken, 2 taken and someone may sleep on it */
     unsigned index;
-    unsigned waiters;           /* cancel_sync callers in done_cv */
+    /* The exact earliest expiry of the container, written under the lock,
+     * read lock-free (next_expiry). */
+    int64_t next;
+    /* The service's thread: the time its wait ends by itself (TIMER_NEVER:
+     * no timeout), or INT64_MIN while it is awake (it reads `next` again
+     * before it sleeps). An arm earlier than this, by more than the slack,
+     * signals it. */
+    int64_t sleeps_until;
+    int64_t slept_at;           /* when it went to sleep, or the latest run()'s now */
+    struct timer_service_timer *running;    /* whose callback runs now, or NULL */
+    uint16_t run;               /* the stamp of the latest run (never 0) */
     bool in_run;                /* a runner holds the shard: its thread, or a run() */
     bool has_thread;
     bool stopping;
     bool signalled;             /* an arm woke the thread since it went to sleep */
+    struct timer_service_waiter_ *waiters;  /* cancel_syncs waiting for this run */
+    struct timer_service *svc;
+    pthread_t runner;           /* the thread running it (valid while running != NULL) */
+    pthread_t thread;           /* the shard's own thread, once started */
+    pthread_mutex_t park;       /* the condition variables' mutex */
+    pthread_cond_t lock_cv;     /* a taker of the lock sleeps on it */
+    pthread_cond_t wake_cv;     /* CLOCK_MONOTONIC; the shard's thread sleeps on it */
+    pthread_cond_t done_cv;     /* cancel_sync waits on it for a callback to return */
     struct timer_service_stats stats;
 };
 
@@ -301,33 +388,39 @@ struct timer_service {
     size_t stride;
     unsigned nshards;
     bool started;
+    unsigned forks;             /* timer_service_forks_ at init */
+    pid_t pid;                  /* getpid() at init */
+    int64_t slack;
     void (*wake)(void *arg, unsigned shard);
     void *wake_arg;
+    void (*left)(struct timer_service_timer *t, void *arg);
 };
 
 /* ---- the hooks (test builds) -------------------------------------------------
  * Each may be defined before including: test/service_test.c makes the lock,
  * wait, wake and atomic points yield points of its scheduler and logs every
  * step. Nothing of this exists in a normal build. */
+struct timer_service_shard_;
+/* take and give back a shard's lock (struct timer_service_shard_ *) */
 #ifndef TIMER_SERVICE_LOCK_
-#define TIMER_SERVICE_LOCK_(m) pthread_mutex_lock(m)
+#define TIMER_SERVICE_LOCK_(sh) timer_service_lock_real_(sh)
 #endif
 #ifndef TIMER_SERVICE_UNLOCK_
-#define TIMER_SERVICE_UNLOCK_(m) pthread_mutex_unlock(m)
+#define TIMER_SERVICE_UNLOCK_(sh) timer_service_unlock_real_(sh)
 #endif
-#ifndef TIMER_SERVICE_WAIT_
-#define TIMER_SERVICE_WAIT_(cv, m) pthread_cond_wait(cv, m)
-#endif
-/* Wait on cv until the time `until` of TIMER_SERVICE_CLOCK_ (TIMER_NEVER:
- * no timeout): 0 when woken, ETIMEDOUT at the deadline. */
+/* With the shard's lock held: give it back and wait on cv until it is
+ * signalled or until the time `until` of TIMER_SERVICE_CLOCK_ (TIMER_NEVER:
+ * no timeout), then take the lock again: 0 when woken, ETIMEDOUT at the
+ * deadline. */
 #ifndef TIMER_SERVICE_SLEEP_
-#define TIMER_SERVICE_SLEEP_(cv, m, until) timer_service_sleep_(cv, m, until)
+#define TIMER_SERVICE_SLEEP_(sh, cv, until) timer_service_sleep_(sh, cv, until)
 #endif
+/* With the shard's lock held: wake one waiter of cv, or all. */
 #ifndef TIMER_SERVICE_SIGNAL_
-#define TIMER_SERVICE_SIGNAL_(cv) pthread_cond_signal(cv)
+#define TIMER_SERVICE_SIGNAL_(sh, cv) timer_service_signal_(sh, cv, false)
 #endif
 #ifndef TIMER_SERVICE_BROADCAST_
-#define TIMER_SERVICE_BROADCAST_(cv) pthread_cond_broadcast(cv)
+#define TIMER_SERVICE_BROADCAST_(sh, cv) timer_service_signal_(sh, cv, true)
 #endif
 #ifndef TIMER_SERVICE_CLOCK_
 #define TIMER_SERVICE_CLOCK_() timer_service_now()
@@ -348,13 +441,18 @@ struct timer_service {
 #endif
 enum timer_service_step_ {
     TIMER_SERVICE_STEP_ARM_,        /* a = expire, b = period, c = result */
+    TIMER_SERVICE_STEP_KEEP_,       /* arm_range left t as it was: a = its expiry */
     TIMER_SERVICE_STEP_SHUT_,       /* shutdown_sync marked t shut down */
-    TIMER_SERVICE_STEP_REMOVE_,     /* a cancel took t out of its container */
+    TIMER_SERVICE_STEP_REMOVE_,     /* a cancel took t out of its container: a = expiry */
     TIMER_SERVICE_STEP_WAIT_,       /* a cancel_sync waits for t's callback */
-    TIMER_SERVICE_STEP_CANCEL_,     /* a = sync (0, 1; 2: shutdown), c = result */
+    TIMER_SERVICE_STEP_TAKE_,       /* it woke: a = 1 if the runner took a re-arm out for it */
+    TIMER_SERVICE_STEP_CANCEL_,     /* a = sync (0, 1; 2: shutdown), c = result (see below) */
     TIMER_SERVICE_STEP_FIRE_,       /* a = expire, b = now, c = next expiry (-1: none) */
+    TIMER_SERVICE_STEP_HANDOFF_,    /* t's runner took its re-arm out for a waiter: a = expiry */
     TIMER_SERVICE_STEP_DONE_        /* t's callback returned */
 };
+/* A cancel's result in one number, for the hook: its error, or the flags. */
+#define TIMER_SERVICE_STEP_RESULT_(r) ((r).error != 0 ? (r).error : (r).stopped + 2 * (r).running)
 
 /* ---- the functions ------------------------------------------------------- */
 
@@ -369,26 +467,40 @@ TIMER_FUNCTIONS_BEGIN_
 #define TIMER_SERVICE_MAX_WAIT_NS ((int64_t)2147483647 * 1000000000)
 /* Callbacks a shard's thread runs before it looks at the clock and at stop again. */
 #define TIMER_SERVICE_BATCH_ 64
+/* The default slack of the service's threads, in ns (Linux's select: 100 ms). */
+#define TIMER_SERVICE_SLACK_NS_ ((int64_t)100000000)
 
 /* The cores that take a container's table: inlined into each typed wrapper,
  * where the table is a constant. */
 #define TIMER_SERVICE_CORE_ static inline __attribute__((always_inline, unused))
+
+/* fork()s this process descends through, as this file counts them (each file
+ * that includes the header keeps its own count; every count starts at 0 in
+ * the first process and each grows by one in every child). A service keeps
+ * the count and the pid of the process that initialised it. */
+static unsigned timer_service_forks_;
+TIMER_INLINE_ void timer_service_count_fork_(void)
+{
+    timer_service_forks_++;
+}
+__attribute__((constructor, unused)) static void timer_service_watch_forks_(void)
+{
+    pthread_atfork(NULL, NULL, timer_service_count_fork_);
+}
+
+/* A process other than the one that called init: only a fork()ed child
+ * (one load in the parent; a file whose count differs for another reason,
+ * one loaded after a fork, pays a getpid to tell). */
+TIMER_INLINE_ bool timer_service_forked_(const struct timer_service *s)
+{
+    return s->forks != timer_service_forks_ && s->pid != getpid();
+}
 
 TIMER_INLINE_ int64_t timer_service_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-TIMER_INLINE_ int timer_service_sleep_(pthread_cond_t *cv, pthread_mutex_t *m, int64_t until)
-{
-    struct timespec ts;
-    if (until >= TIMER_SERVICE_MAX_WAIT_NS)
-        return pthread_cond_wait(cv, m);
-    ts.tv_sec = (time_t)(until / 1000000000);
-    ts.tv_nsec = (long)(until % 1000000000);
-    return pthread_cond_timedwait(cv, m, &ts);
 }
 
 TIMER_INLINE_ void timer_service_timer_init(struct timer_service_timer *t, unsigned shard,
@@ -430,15 +542,103 @@ TIMER_INLINE_ void *timer_service_container_(struct timer_service_shard_ *sh)
     return (char *)sh + TIMER_SERVICE_HEAD_SIZE_;
 }
 
+/* ---- the shard's lock: Drepper's mutex3, with a condition variable for the
+ * futex. 0 free, 1 taken, 2 taken and a taker may sleep: a giver that finds 2
+ * wakes one. A taker that finds it taken holds `park`, swaps in 2 and sleeps
+ * on lock_cv until its swap finds 0; a giver's signal needs `park`, so it
+ * cannot fall between that swap and the sleep. It sleeps at once, as glibc's
+ * default mutex does: spinning first measured 3 to 10 times slower with two
+ * threads on one shard (make bench-threads' random and one-shard rows), for
+ * the lock shares its cache line with what its holder writes. */
+
+TIMER_INLINE_ bool timer_service_trylock_(struct timer_service_shard_ *sh)
+{
+    int free_ = 0;
+    return __atomic_compare_exchange_n(&sh->lock, &free_, 1, false, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+
+/* No wait of the service is a cancellation point (pthread_cancel): a taker
+ * or a waiter cancelled there would leave the shard's lock taken, or its
+ * record linked on its dead stack. */
+TIMER_NOINLINE_ void timer_service_lock_slow_(struct timer_service_shard_ *sh)
+{
+    int cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+    pthread_mutex_lock(&sh->park);
+    while (__atomic_exchange_n(&sh->lock, 2, __ATOMIC_ACQUIRE) != 0)
+        pthread_cond_wait(&sh->lock_cv, &sh->park);
+    pthread_mutex_unlock(&sh->park);
+    pthread_setcancelstate(cancel, NULL);
+    sh->stats.lock_sleeps++;    /* the lock is ours */
+}
+
+TIMER_INLINE_ void timer_service_lock_real_(struct timer_service_shard_ *sh)
+{
+    if (!timer_service_trylock_(sh))
+        timer_service_lock_slow_(sh);
+}
+
+TIMER_NOINLINE_ void timer_service_wake_taker_(struct timer_service_shard_ *sh)
+{
+    pthread_mutex_lock(&sh->park);
+    pthread_cond_signal(&sh->lock_cv);
+    pthread_mutex_unlock(&sh->park);
+}
+
+TIMER_INLINE_ void timer_service_unlock_real_(struct timer_service_shard_ *sh)
+{
+    if (__atomic_exchange_n(&sh->lock, 0, __ATOMIC_RELEASE) == 2)
+        timer_service_wake_taker_(sh);
+}
+
+/* Release the lock and wait on cv (see TIMER_SERVICE_SLEEP_). `park` is
+ * taken before the lock is given back, so a signal (sent with the lock held,
+ * under `park`) cannot fall before the wait. */
+TIMER_NOINLINE_ int timer_service_sleep_(struct timer_service_shard_ *sh, pthread_cond_t *cv,
+                                         int64_t until)
+{
+    struct timespec ts;
+    int r, cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+    pthread_mutex_lock(&sh->park);
+    if (__atomic_exchange_n(&sh->lock, 0, __ATOMIC_RELEASE) == 2)
+        pthread_cond_signal(&sh->lock_cv);      /* `park` is held already */
+    if (until >= TIMER_SERVICE_MAX_WAIT_NS) {
+        r = pthread_cond_wait(cv, &sh->park);
+    } else {
+        ts.tv_sec = (time_t)(until / 1000000000);
+        ts.tv_nsec = (long)(until % 1000000000);
+        r = pthread_cond_timedwait(cv, &sh->park, &ts);
+    }
+    pthread_mutex_unlock(&sh->park);
+    timer_service_lock_real_(sh);
+    pthread_setcancelstate(cancel, NULL);
+    return r;
+}
+
+TIMER_NOINLINE_ void timer_service_signal_(struct timer_service_shard_ *sh, pthread_cond_t *cv,
+                                           bool all)
+{
+    pthread_mutex_lock(&sh->park);
+    if (all)
+        pthread_cond_broadcast(cv);
+    else
+        pthread_cond_signal(cv);
+    pthread_mutex_unlock(&sh->park);
+}
+
 TIMER_INLINE_ void timer_service_lock_(struct timer_service_shard_ *sh)
 {
-    TIMER_SERVICE_LOCK_(&sh->lock);
+    TIMER_SERVICE_LOCK_(sh);
 }
 
 TIMER_INLINE_ void timer_service_unlock_(struct timer_service_shard_ *sh)
 {
-    TIMER_SERVICE_UNLOCK_(&sh->lock);
+    TIMER_SERVICE_UNLOCK_(sh);
 }
+
+/* ---- the deadline --------------------------------------------------------- */
 
 TIMER_INLINE_ void timer_service_publish_(struct timer_service_shard_ *sh, int64_t next)
 {
@@ -456,40 +656,101 @@ TIMER_INLINE_ int64_t timer_service_read_next_(const struct timer_service_shard_
 TIMER_INLINE_ void timer_service_republish_(const struct timer_service_ops_ *ops,
                                             struct timer_service_shard_ *sh)
 {
-    void *c = timer_service_container_(sh);
-    timer_service_publish_(sh, ops->first(c) == NULL ? TIMER_NEVER : ops->next_expiry(c));
+    timer_service_publish_(sh, ops->next_expiry(timer_service_container_(sh)));
+}
+
+/* How late a timer at `expire` may run so that its arm need not wake the
+ * sleeper: 0.1% of its distance from when the sleeper went to sleep, at most
+ * the service's slack (Linux's select/poll: __estimate_accuracy). */
+TIMER_INLINE_ int64_t timer_service_slack_(const struct timer_service *s,
+                                           const struct timer_service_shard_ *sh, int64_t expire)
+{
+    int64_t most = s->slack != 0 ? s->slack : sh->has_thread ? TIMER_SERVICE_SLACK_NS_ : 0;
+    int64_t part = expire > sh->slept_at ? (expire - sh->slept_at) / 1024 : 0;
+    return most < 0 ? 0 : part < most ? part : most;
+}
+
+/* "Running" names a run, not an address: the shard's running timer and the
+ * stamp of its run. A callback may free its timer and a new one come to the
+ * same address meanwhile; timer_init zeroed the new one's stamp, and the
+ * shard never stamps a run 0 (Go's timers keep a sequence number against
+ * stale entries the same way). */
+TIMER_INLINE_ bool timer_service_is_running_(const struct timer_service_shard_ *sh,
+                                             const struct timer_service_timer *t)
+{
+    return sh->running == t && t->run == sh->run;
 }
 
 TIMER_INLINE_ bool timer_service_is_runner_(const struct timer_service_shard_ *sh)
 {
-    return sh->running != NULL && pthread_equal(sh->runner, pthread_self());
+    return pthread_equal(sh->runner, pthread_self()) != 0;
 }
 
-/* Both checks of every call on a timer: 0, or -EINVAL. */
+/* The checks of every call on a timer: 0, or -EINVAL or -ECHILD. */
 TIMER_INLINE_ int timer_service_check_(const struct timer_service *s,
                                        const struct timer_service_timer *t)
 {
     if (s == NULL || t == NULL || t->fn == NULL || t->shard >= s->nshards)
         return -EINVAL;
+    if (timer_service_forked_(s))
+        return -ECHILD;
     return 0;
 }
 
-/* arm and arm_periodic: the timer pending at expire (period 0: one-shot).
- * An expiry earlier than the deadline its runner knows wakes the runner,
- * once: the deadline becomes this expiry, and a later arm is not earlier. */
+/* An arm's expiries: -EINVAL for what could never run (see the top). With
+ * period 0 it is one-shot at expire (within [earliest, expire] for
+ * arm_range; earliest -1: plain arm). */
+TIMER_INLINE_ bool timer_service_arm_ok_(int64_t earliest, int64_t expire, int64_t period,
+                                         int policy)
+{
+    if (expire < 0 || expire < earliest)
+        return false;
+    if (period == 0)
+        return true;
+    return period > 0 && expire < TIMER_NEVER && period < TIMER_NEVER - expire &&
+           policy >= TIMER_SERVICE_BURST && policy <= TIMER_SERVICE_DELAY;
+}
+
+/* Wake whoever sleeps on the shard for an arm at `expire` when it will not
+ * look by itself early enough (lock held; `before` is the deadline published
+ * before the arm). Returns true when opt->wake is to be called, after the
+ * lock is given back. */
+TIMER_INLINE_ bool timer_service_wake_for_(struct timer_service *s,
+                                           struct timer_service_shard_ *sh, int64_t expire,
+                                           int64_t before)
+{
+    if (sh->has_thread) {
+        if (expire >= sh->sleeps_until ||
+            sh->sleeps_until - expire <= timer_service_slack_(s, sh, expire))
+            return false;
+        sh->sleeps_until = INT64_MIN;   /* awake: it reads the deadline before it sleeps */
+        sh->signalled = true;
+        sh->stats.wake_signals++;
+        TIMER_SERVICE_SIGNAL_(sh, &sh->wake_cv);
+        return false;
+    }
+    if (s->wake == NULL || expire >= before ||
+        before - expire <= timer_service_slack_(s, sh, expire))
+        return false;
+    sh->stats.wake_calls++;
+    return true;
+}
+
+/* arm, arm_range and arm_periodic: the timer pending at expire (period 0:
+ * one-shot; earliest >= 0: arm_range's window, [earliest, expire]). */
 TIMER_SERVICE_CORE_ int timer_service_arm_(struct timer_service *s,
                                            const struct timer_service_ops_ *ops,
-                                           struct timer_service_timer *t, int64_t expire,
-                                           int64_t period, int policy)
+                                           struct timer_service_timer *t, int64_t earliest,
+                                           int64_t expire, int64_t period, int policy)
 {
     struct timer_service_shard_ *sh;
-    bool was, call_wake = false;
-    int64_t old;
+    bool call_wake = false;
     unsigned shard;
     int r = timer_service_check_(s, t);
 
-    if (r != 0 || expire < 0 || period < 0 || policy < TIMER_SERVICE_BURST ||
-        policy > TIMER_SERVICE_DELAY)
+    if (r != 0)
+        return r;
+    if (!timer_service_arm_ok_(earliest, expire, period, policy))
         return -EINVAL;
     shard = t->shard;
     sh = timer_service_shard_at_(s, shard);
@@ -498,26 +759,24 @@ TIMER_SERVICE_CORE_ int timer_service_arm_(struct timer_service *s,
         r = -ESHUTDOWN;
     } else {
         void *c = timer_service_container_(sh);
-        was = (t->state & TIMER_SERVICE_PENDING_) != 0;
-        old = was ? ops->expire(t) : TIMER_NEVER;
+        bool was = (t->state & TIMER_SERVICE_PENDING_) != 0;
+        int64_t old = was ? ops->expire(t) : TIMER_NEVER, before = sh->next;
+        if (was && earliest >= 0 && t->period == 0 && old >= earliest && old <= expire) {
+            TIMER_SERVICE_ON_STEP_(shard, TIMER_SERVICE_STEP_KEEP_, t, old, 0, 1);
+            timer_service_unlock_(sh);
+            return 1;   /* arm_range: inside the window, nothing changes */
+        }
         r = was ? ops->reschedule(c, expire, t) : ops->insert(c, expire, t);
         if (r == 0) {
             r = was;
             t->period = period;
             t->policy = (unsigned char)policy;
             timer_service_set_state_(t, TIMER_SERVICE_PENDING_);
-            if (expire < sh->next) {
+            if (expire < before) {
                 timer_service_publish_(sh, expire);
-                if (sh->has_thread) {
-                    sh->signalled = true;
-                    sh->stats.wake_signals++;
-                    TIMER_SERVICE_SIGNAL_(&sh->wake_cv);
-                } else if (s->wake != NULL) {
-                    sh->stats.wake_calls++;
-                    call_wake = true;
-                }
-            } else if (old <= sh->next) {
-                timer_service_republish_(ops, sh);  /* it may have been the earliest */
+                call_wake = timer_service_wake_for_(s, sh, expire, before);
+            } else if (old == before) {
+                timer_service_republish_(ops, sh);  /* it was the earliest */
             }
         }
     }
@@ -528,74 +787,120 @@ TIMER_SERVICE_CORE_ int timer_service_arm_(struct timer_service *s,
     return r;
 }
 
-/* cancel (sync 0), cancel_sync (1) and shutdown_sync (2): see the table. */
-TIMER_SERVICE_CORE_ int timer_service_cancel_(struct timer_service *s,
-                                              const struct timer_service_ops_ *ops,
-                                              struct timer_service_timer *t, int sync)
+/* Take t out of its container (pending, lock held): its run will not happen. */
+TIMER_INLINE_ void timer_service_take_out_(const struct timer_service_ops_ *ops,
+                                           struct timer_service_shard_ *sh,
+                                           struct timer_service_timer *t, int step)
 {
-    struct timer_service_shard_ *sh;
-    int r = timer_service_check_(s, t);
+    int64_t when = ops->expire(t);
+    (void)step;     /* the hook's */
+    ops->remove(timer_service_container_(sh), t);
+    timer_service_set_state_(t, (unsigned char)(t->state & ~TIMER_SERVICE_PENDING_));
+    TIMER_SERVICE_ON_STEP_(sh->index, step, t, when, 0, 0);
+    if (when <= sh->next)
+        timer_service_republish_(ops, sh);
+}
 
-    if (r != 0)
+/* cancel (sync 0), cancel_sync (1) and shutdown_sync (2): see the table.
+ * While t's callback runs on another thread, a sync cancel takes nothing
+ * out: it waits on its own record until the runner, when the callback
+ * returns, has taken out what is pending and said whether it did for this
+ * record (timer_service_release_waiters_). Linux's timer_delete_sync loops
+ * on try_to_del_timer_sync, which takes nothing out while the callback
+ * runs, for the same reason: a re-arm made during the wait is reported
+ * once, by one caller. */
+TIMER_SERVICE_CORE_ struct timer_service_result
+timer_service_cancel_(struct timer_service *s, const struct timer_service_ops_ *ops,
+                      struct timer_service_timer *t, int sync)
+{
+    struct timer_service_result r = {0, false, false};
+    struct timer_service_shard_ *sh;
+
+    r.error = timer_service_check_(s, t);
+    if (r.error != 0)
         return r;
     sh = timer_service_shard_at_(s, t->shard);
     timer_service_lock_(sh);
-    if (sync && sh->running == t && timer_service_is_runner_(sh)) {
-        r = -EDEADLK;       /* it would wait for itself: refuse, change nothing */
-    } else {
-        if (sync == 2) {
-            timer_service_set_state_(t, (unsigned char)(t->state | TIMER_SERVICE_SHUT_));
-            TIMER_SERVICE_ON_STEP_(t->shard, TIMER_SERVICE_STEP_SHUT_, t, 0, 0, 0);
-        }
-        /* Linux's del_timer_sync loop: take the timer out, and while its
-         * callback runs (which may re-arm it), wait and take it out again. */
-        for (;;) {
-            if (t->state & TIMER_SERVICE_PENDING_) {
-                int64_t when = ops->expire(t);
-                ops->remove(timer_service_container_(sh), t);
-                timer_service_set_state_(t, (unsigned char)(t->state & ~TIMER_SERVICE_PENDING_));
-                r |= TIMER_SERVICE_STOPPED;
-                TIMER_SERVICE_ON_STEP_(t->shard, TIMER_SERVICE_STEP_REMOVE_, t, when, 0, 0);
-                if (when <= sh->next)
-                    timer_service_republish_(ops, sh);
-            }
-            if (sh->running != t || timer_service_is_runner_(sh))
-                break;
-            r |= TIMER_SERVICE_RUNNING;
-            if (!sync)
-                break;
-            TIMER_SERVICE_ON_STEP_(t->shard, TIMER_SERVICE_STEP_WAIT_, t, 0, 0, 0);
-            sh->waiters++;
-            TIMER_SERVICE_WAIT_(&sh->done_cv, &sh->lock);
-            sh->waiters--;
+    r.running = timer_service_is_running_(sh, t);
+    if (r.running && timer_service_is_runner_(sh)) {
+        r.running = false;      /* its own callback: it runs here, not on another thread */
+        if (sync) {
+            r.error = -EDEADLK; /* it would wait for itself: refuse, change nothing */
+            TIMER_SERVICE_ON_STEP_(t->shard, TIMER_SERVICE_STEP_CANCEL_, t, sync, 0,
+                                   TIMER_SERVICE_STEP_RESULT_(r));
+            timer_service_unlock_(sh);
+            return r;
         }
     }
-    TIMER_SERVICE_ON_STEP_(t->shard, TIMER_SERVICE_STEP_CANCEL_, t, sync, 0, r);
+    if (sync == 2) {
+        timer_service_set_state_(t, (unsigned char)(t->state | TIMER_SERVICE_SHUT_));
+        TIMER_SERVICE_ON_STEP_(t->shard, TIMER_SERVICE_STEP_SHUT_, t, 0, 0, 0);
+    }
+    if (r.running && sync) {
+        struct timer_service_waiter_ me;
+        me.next = sh->waiters;
+        me.done = false;
+        me.stopped = false;
+        sh->waiters = &me;
+        TIMER_SERVICE_ON_STEP_(t->shard, TIMER_SERVICE_STEP_WAIT_, t, 0, 0, 0);
+        while (!me.done)
+            TIMER_SERVICE_SLEEP_(sh, &sh->done_cv, TIMER_NEVER);
+        r.stopped = me.stopped;
+        TIMER_SERVICE_ON_STEP_(t->shard, TIMER_SERVICE_STEP_TAKE_, t, me.stopped, 0, 0);
+    } else if (t->state & TIMER_SERVICE_PENDING_) {
+        timer_service_take_out_(ops, sh, t, TIMER_SERVICE_STEP_REMOVE_);
+        r.stopped = true;
+    }
+    TIMER_SERVICE_ON_STEP_(t->shard, TIMER_SERVICE_STEP_CANCEL_, t, sync, 0,
+                           TIMER_SERVICE_STEP_RESULT_(r));
     timer_service_unlock_(sh);
     return r;
 }
 
-/* A periodic timer's next expiry after running for `expire` at `now`, or -1
- * when it would pass INT64_MAX (the series ends). */
+/* t's callback returned and cancel_syncs wait for it (lock held; t is alive:
+ * they hold it). Take out what is pending before anything can run it, and
+ * give the "stopped" to the waiter that came first; then release them all. */
+TIMER_INLINE_ void timer_service_release_waiters_(const struct timer_service_ops_ *ops,
+                                                  struct timer_service_shard_ *sh,
+                                                  struct timer_service_timer *t)
+{
+    struct timer_service_waiter_ *w = sh->waiters, *first = w;
+    if (t->state & TIMER_SERVICE_PENDING_) {
+        timer_service_take_out_(ops, sh, t, TIMER_SERVICE_STEP_HANDOFF_);
+        sh->stats.handoffs++;
+        while (first->next != NULL)     /* each waiter pushed itself on the front */
+            first = first->next;
+        first->stopped = true;
+    }
+    for (; w != NULL; w = w->next)
+        w->done = true;
+    sh->waiters = NULL;
+    TIMER_SERVICE_BROADCAST_(sh, &sh->done_cv);
+}
+
+/* A periodic timer's next expiry after running for `expire` at `now`, or
+ * TIMER_NEVER when it would reach TIMER_NEVER (the series ends). */
 TIMER_INLINE_ int64_t timer_service_next_tick_(int policy, int64_t expire, int64_t now,
                                                int64_t period, uint64_t missed)
 {
-    int64_t base = expire;
+    int64_t base = expire, room;
     uint64_t ticks = 1;
     if (policy == TIMER_SERVICE_SKIP)
         ticks = missed + 1;
     else if (policy == TIMER_SERVICE_DELAY)
         base = now;
-    /* base + ticks * period <= INT64_MAX, without overflow */
-    if (ticks > (uint64_t)(INT64_MAX - base) / (uint64_t)period)
-        return -1;
+    room = TIMER_NEVER - 1 - base;      /* base + ticks * period < TIMER_NEVER, no overflow */
+    if (room < 0 || ticks > (uint64_t)room / (uint64_t)period)
+        return TIMER_NEVER;
     return base + (int64_t)ticks * period;
 }
 
 /* Run up to budget due callbacks of sh at `now`, the lock held on entry and
  * on return (each callback runs without it). A periodic timer is re-armed
  * before its callback runs, so that a cancel drops the next run, and the
- * runner's deadline stays exact. Returns how many ran. */
+ * deadline is published again before the callback: a lock-free reader sees
+ * it right while the callback runs (Go's runtime moves a ticker's `when`
+ * before it runs f, the same way). Returns how many ran. */
 TIMER_INLINE_ int timer_service_run_locked_(struct timer_service *s,
                                             struct timer_service_shard_ *sh, int64_t now,
                                             int budget)
@@ -608,59 +913,67 @@ TIMER_INLINE_ int timer_service_run_locked_(struct timer_service *s,
     void *arg;
     int n = 0;
 
-    while (n < budget && (t = ops->first(c)) != NULL && (f.expire = ops->expire(t)) <= now) {
-        int64_t next = -1;
+    while (n < budget && sh->next <= now && (t = ops->first(c)) != NULL) {
+        f.expire = ops->expire(t);
         f.now = now;
         f.period = t->period;
         f.missed = 0;
+        f.next = TIMER_NEVER;
         if (f.period > 0) {
             f.missed = (uint64_t)(now - f.expire) / (uint64_t)f.period;
-            next = timer_service_next_tick_(t->policy, f.expire, now, f.period, f.missed);
+            f.next = timer_service_next_tick_(t->policy, f.expire, now, f.period, f.missed);
         }
         /* a reschedule of a pending timer never allocates, so never fails */
-        if (next < 0 || ops->reschedule(c, next, t) != 0) {
-            next = -1;
+        if (f.next == TIMER_NEVER || ops->reschedule(c, f.next, t) != 0) {
+            f.next = TIMER_NEVER;
             ops->remove(c, t);
             timer_service_set_state_(t, (unsigned char)(t->state & ~TIMER_SERVICE_PENDING_));
         }
-        TIMER_SERVICE_ON_STEP_(sh->index, TIMER_SERVICE_STEP_FIRE_, t, f.expire, now, next);
+        timer_service_republish_(ops, sh);
+        sh->run = (uint16_t)(sh->run + 1 != 0x10000 ? sh->run + 1 : 1);
+        t->run = sh->run;
         sh->running = t;
         sh->runner = pthread_self();
+        TIMER_SERVICE_ON_STEP_(sh->index, TIMER_SERVICE_STEP_FIRE_, t, f.expire, now,
+                               f.next == TIMER_NEVER ? -1 : f.next);
         fn = t->fn;
         arg = t->arg;
         timer_service_unlock_(sh);
         fn(t, arg, &f);
         timer_service_lock_(sh);
-        /* t may be freed by now: only its address is used */
-        TIMER_SERVICE_ON_STEP_(sh->index, TIMER_SERVICE_STEP_DONE_, t, 0, 0, 0);
+        /* t may be freed by now, unless a cancel_sync waits for it */
         sh->running = NULL;
+        if (sh->waiters != NULL)
+            timer_service_release_waiters_(ops, sh, t);
+        TIMER_SERVICE_ON_STEP_(sh->index, TIMER_SERVICE_STEP_DONE_, t, 0, 0, 0);
         sh->stats.callbacks++;
-        if (sh->waiters > 0)
-            TIMER_SERVICE_BROADCAST_(&sh->done_cv);
         n++;
     }
-    timer_service_republish_(ops, sh);
     return n;
 }
 
-/* A shard's own thread: run what is due, then sleep until the deadline,
- * which an earlier arm lowers (signalling wake_cv). The deadline is
- * re-read under the lock before every wait, and the wait releases the lock
- * atomically: no arm falls between the two. */
+/* A shard's own thread: run what is due, then sleep until the deadline; an
+ * arm earlier than the time it sleeps until signals wake_cv. Both are read
+ * and written under the lock, which the wait gives back atomically: no arm
+ * falls between the two. */
 TIMER_INLINE_ void *timer_service_thread_main_(void *arg)
 {
     struct timer_service_shard_ *sh = (struct timer_service_shard_ *)arg;
-    int64_t until;
+    int64_t until, now;
     int woke;
 
     timer_service_lock_(sh);
     while (!sh->stopping) {
         timer_service_run_locked_(sh->svc, sh, TIMER_SERVICE_CLOCK_(), TIMER_SERVICE_BATCH_);
         until = sh->next;
-        if (sh->stopping || until <= TIMER_SERVICE_CLOCK_())
+        now = TIMER_SERVICE_CLOCK_();
+        if (sh->stopping || until <= now)
             continue;
         sh->signalled = false;
-        woke = TIMER_SERVICE_SLEEP_(&sh->wake_cv, &sh->lock, until);
+        sh->sleeps_until = until;
+        sh->slept_at = now;
+        woke = TIMER_SERVICE_SLEEP_(sh, &sh->wake_cv, until);
+        sh->sleeps_until = INT64_MIN;
         sh->stats.wakeups++;
         if (woke != ETIMEDOUT && !sh->signalled && !sh->stopping)
             sh->stats.wakeups_for_nothing++;
@@ -676,19 +989,20 @@ TIMER_INLINE_ void timer_service_release_(struct timer_service_shard_ *sh)
     sh->in_run = false;
     sh->has_thread = false;
     sh->stopping = false;
+    sh->sleeps_until = INT64_MIN;
     timer_service_unlock_(sh);
 }
 
 TIMER_INLINE_ void timer_service_stop_(struct timer_service *s)
 {
     unsigned i;
-    if (s == NULL || !s->started)
-        return;
+    if (s == NULL || !s->started || timer_service_forked_(s))
+        return;     /* a fork()ed child: the threads are not here */
     for (i = 0; i < s->nshards; i++) {
         struct timer_service_shard_ *sh = timer_service_shard_at_(s, i);
         timer_service_lock_(sh);
         sh->stopping = true;
-        TIMER_SERVICE_SIGNAL_(&sh->wake_cv);
+        TIMER_SERVICE_SIGNAL_(sh, &sh->wake_cv);
         timer_service_unlock_(sh);
     }
     for (i = 0; i < s->nshards; i++) {
@@ -708,6 +1022,8 @@ TIMER_INLINE_ int timer_service_start_(struct timer_service *s)
     int err;
     if (s == NULL)
         return -EINVAL;
+    if (timer_service_forked_(s))
+        return -ECHILD;
     if (s->started)
         return -EBUSY;
     for (taken = 0; taken < s->nshards && !busy; taken++) {
@@ -744,6 +1060,8 @@ TIMER_INLINE_ int timer_service_run_(struct timer_service *s, unsigned shard, in
     int n;
     if (s == NULL || shard >= s->nshards || budget <= 0)
         return -EINVAL;
+    if (timer_service_forked_(s))
+        return -ECHILD;
     sh = timer_service_shard_at_(s, shard);
     timer_service_lock_(sh);
     if (sh->in_run) {
@@ -752,6 +1070,7 @@ TIMER_INLINE_ int timer_service_run_(struct timer_service *s, unsigned shard, in
     }
     sh->in_run = true;
     n = timer_service_run_locked_(s, sh, now, budget);
+    sh->slept_at = now;
     sh->in_run = false;
     timer_service_unlock_(sh);
     return n;
@@ -776,45 +1095,58 @@ TIMER_INLINE_ int64_t timer_service_next_(const struct timer_service *s)
     return next;
 }
 
-/* Every pending timer of a shard idle: taken out one by one, so that each
- * one's state says so too. */
-TIMER_INLINE_ void timer_service_empty_shard_(const struct timer_service_ops_ *ops,
-                                              struct timer_service_shard_ *sh)
+/* Every pending timer of a shard idle, each handed to opt->left (Java's
+ * shutdownNow hands back the tasks that never ran): how many. */
+TIMER_INLINE_ size_t timer_service_empty_shard_(const struct timer_service *s,
+                                                struct timer_service_shard_ *sh)
 {
     void *c = timer_service_container_(sh);
     struct timer_service_timer *t;
-    while ((t = ops->first(c)) != NULL) {
-        ops->remove(c, t);
+    size_t n = 0;
+    while ((t = s->ops->first(c)) != NULL) {
+        s->ops->remove(c, t);
         timer_service_set_state_(t, (unsigned char)(t->state & ~TIMER_SERVICE_PENDING_));
+        n++;
+        if (s->left != NULL)
+            s->left(t, t->arg);     /* it may free t */
     }
+    return n;
 }
 
-TIMER_INLINE_ void timer_service_destroy_(struct timer_service *s)
+TIMER_INLINE_ size_t timer_service_destroy_(struct timer_service *s)
 {
+    bool child;
+    size_t n = 0;
     unsigned i;
     if (s == NULL || s->mem == NULL)
-        return;
+        return 0;
+    child = timer_service_forked_(s);
     timer_service_stop_(s);
     for (i = 0; i < s->nshards; i++) {
         struct timer_service_shard_ *sh = timer_service_shard_at_(s, i);
-        timer_service_empty_shard_(s->ops, sh);
+        if (!child)     /* a child's copy: the parent's timers, locks that may look taken */
+            n += timer_service_empty_shard_(s, sh);
         s->ops->destroy(timer_service_container_(sh));
+        if (child)
+            continue;
         pthread_cond_destroy(&sh->done_cv);
         pthread_cond_destroy(&sh->wake_cv);
-        pthread_mutex_destroy(&sh->lock);
+        pthread_cond_destroy(&sh->lock_cv);
+        pthread_mutex_destroy(&sh->park);
     }
     free(s->mem);
     s->mem = NULL;
     s->nshards = 0;
+    return n;
 }
 
-/* A shard's lock and condition variables; wake_cv on CLOCK_MONOTONIC, the
+/* A shard's mutex and condition variables; wake_cv on CLOCK_MONOTONIC, the
  * clock of timer_service_now (the default, CLOCK_REALTIME, jumps when the
  * system time is set). 0 or pthread's error, with nothing left initialised. */
 TIMER_INLINE_ int timer_service_shard_init_(struct timer_service_shard_ *sh)
 {
     pthread_condattr_t attr;
-    int err = pthread_mutex_init(&sh->lock, NULL);
+    int err = pthread_mutex_init(&sh->park, NULL);
     if (err != 0)
         return err;
     if ((err = pthread_condattr_init(&attr)) == 0) {
@@ -825,8 +1157,12 @@ TIMER_INLINE_ int timer_service_shard_init_(struct timer_service_shard_ *sh)
     }
     if (err == 0 && (err = pthread_cond_init(&sh->done_cv, NULL)) != 0)
         pthread_cond_destroy(&sh->wake_cv);
+    if (err == 0 && (err = pthread_cond_init(&sh->lock_cv, NULL)) != 0) {
+        pthread_cond_destroy(&sh->done_cv);
+        pthread_cond_destroy(&sh->wake_cv);
+    }
     if (err != 0)
-        pthread_mutex_destroy(&sh->lock);
+        pthread_mutex_destroy(&sh->park);
     return err;
 }
 
@@ -842,6 +1178,8 @@ TIMER_INLINE_ int timer_service_init_(struct timer_service *s, const struct time
         return -EINVAL;
     memset(s, 0, sizeof *s);
     s->ops = ops;
+    s->forks = timer_service_forks_;
+    s->pid = getpid();
     s->stride = TIMER_SERVICE_LINES_(TIMER_SERVICE_HEAD_SIZE_ + ops->size);
     if (n > SIZE_MAX / s->stride)
         return -EINVAL;
@@ -859,12 +1197,16 @@ TIMER_INLINE_ int timer_service_init_(struct timer_service *s, const struct time
         sh->svc = s;
         sh->index = i;
         sh->next = TIMER_NEVER;
+        sh->sleeps_until = INT64_MIN;
+        sh->run = 1;
         ops->init(timer_service_container_(sh), now);
         s->nshards = i + 1;
     }
     if (opt != NULL) {
         s->wake = opt->wake;
         s->wake_arg = opt->wake_arg;
+        s->slack = opt->slack;
+        s->left = opt->left;
     }
     return 0;
 }
@@ -875,6 +1217,8 @@ TIMER_INLINE_ int timer_service_reserve_(struct timer_service *s, unsigned shard
     int r;
     if (s == NULL || shard >= s->nshards)
         return -EINVAL;
+    if (timer_service_forked_(s))
+        return -ECHILD;
     sh = timer_service_shard_at_(s, shard);
     timer_service_lock_(sh);
     r = s->ops->reserve(timer_service_container_(sh), n);
@@ -890,6 +1234,8 @@ TIMER_INLINE_ int timer_service_stats_(struct timer_service *s, unsigned shard,
         memset(out, 0, sizeof *out);    /* an error leaves zeros, never garbage */
     if (s == NULL || out == NULL || shard >= s->nshards)
         return -EINVAL;
+    if (timer_service_forked_(s))
+        return -ECHILD;
     sh = timer_service_shard_at_(s, shard);
     timer_service_lock_(sh);
     *out = sh->stats;
@@ -946,21 +1292,35 @@ TIMER_FUNCTIONS_END_
     typedef struct name { struct timer_service core; } name;                                       \
     TIMER_INLINE_ int name##_init(name *s_, const struct timer_service_options *o_)                \
     { return timer_service_init_(TIMER_SERVICE_S_(s_), TIMER_SERVICE_K_(kind), o_); }              \
-    TIMER_INLINE_ void name##_destroy(name *s_) { timer_service_destroy_(TIMER_SERVICE_S_(s_)); }  \
+    TIMER_INLINE_ size_t name##_destroy(name *s_)                                                  \
+    { return timer_service_destroy_(TIMER_SERVICE_S_(s_)); }                                       \
     TIMER_INLINE_ int name##_start(name *s_)                                                       \
     { return timer_service_start_(TIMER_SERVICE_S_(s_)); }                                         \
     TIMER_INLINE_ void name##_stop(name *s_) { timer_service_stop_(TIMER_SERVICE_S_(s_)); }        \
     TIMER_INLINE_ int name##_arm(name *s_, struct timer_service_timer *t_, int64_t e_)             \
-    { return timer_service_arm_(TIMER_SERVICE_S_(s_), TIMER_SERVICE_K_(kind), t_, e_, 0, 0); }     \
+    { return timer_service_arm_(TIMER_SERVICE_S_(s_), TIMER_SERVICE_K_(kind), t_, -1, e_, 0, 0); } \
+    TIMER_INLINE_ int name##_arm_range(name *s_, struct timer_service_timer *t_, int64_t lo_,      \
+                                       int64_t hi_)                                                \
+    {                                                                                              \
+        return lo_ < 0 ? -EINVAL                                                                   \
+                       : timer_service_arm_(TIMER_SERVICE_S_(s_), TIMER_SERVICE_K_(kind), t_, lo_, \
+                                            hi_, 0, 0);                                            \
+    }                                                                                              \
     TIMER_INLINE_ int name##_arm_periodic(name *s_, struct timer_service_timer *t_, int64_t e_,    \
                                           int64_t p_, enum timer_service_policy y_)                \
-    { return timer_service_arm_(TIMER_SERVICE_S_(s_), TIMER_SERVICE_K_(kind), t_, e_,              \
-                                p_ > 0 ? p_ : -1, TIMER_CAST_(int, y_)); }                         \
-    TIMER_INLINE_ int name##_cancel(name *s_, struct timer_service_timer *t_)                      \
+    {                                                                                              \
+        return p_ <= 0 ? -EINVAL                                                                   \
+                       : timer_service_arm_(TIMER_SERVICE_S_(s_), TIMER_SERVICE_K_(kind), t_, -1,  \
+                                            e_, p_, TIMER_CAST_(int, y_));                         \
+    }                                                                                              \
+    TIMER_INLINE_ struct timer_service_result name##_cancel(name *s_,                              \
+                                                            struct timer_service_timer *t_)        \
     { return timer_service_cancel_(TIMER_SERVICE_S_(s_), TIMER_SERVICE_K_(kind), t_, 0); }         \
-    TIMER_INLINE_ int name##_cancel_sync(name *s_, struct timer_service_timer *t_)                 \
+    TIMER_INLINE_ struct timer_service_result name##_cancel_sync(name *s_,                         \
+                                                                 struct timer_service_timer *t_)   \
     { return timer_service_cancel_(TIMER_SERVICE_S_(s_), TIMER_SERVICE_K_(kind), t_, 1); }         \
-    TIMER_INLINE_ int name##_shutdown_sync(name *s_, struct timer_service_timer *t_)               \
+    TIMER_INLINE_ struct timer_service_result name##_shutdown_sync(name *s_,                       \
+                                                                   struct timer_service_timer *t_) \
     { return timer_service_cancel_(TIMER_SERVICE_S_(s_), TIMER_SERVICE_K_(kind), t_, 2); }         \
     TIMER_INLINE_ bool name##_pending(const struct timer_service_timer *t_)                        \
     { return timer_service_pending(t_); }                                                          \

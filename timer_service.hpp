@@ -19,29 +19,37 @@
  *                               TIMER_SERVICE_SKIP) < 0)
  *             return 1;
  *         ...                                        // any thread may arm, cancel, cancel_sync
+ *         if (tick.cancel().stopped) ...             // tc::service_result: error, stopped,
+ *                                                    // running
  *     }   // ~service_timer: shutdown_sync: the callback is not running and never runs again
  *
  * API (Kind = tc::set_kind, heap_kind or wheel_kind: the container of every
  * shard; each call is the C call of the same name, with its results):
  *   explicit service(unsigned shards = 1, void (*wake)(void *arg, unsigned shard) = nullptr,
- *                    void *wake_arg = nullptr);     init; ~service: destroy (stops its threads)
+ *                    void *wake_arg = nullptr);     init; ~service: destroy (stops its threads,
+ *                                    hands pending timers to opt.left)
+ *   explicit service(const timer_service_options &opt);   init with every option (slack, left)
  *   int error() const;               init's result: 0, -EINVAL, -ENOMEM, pthread's error;
  *                                    a service in error refuses every call with it
  *   int start();  void stop();  int run(unsigned shard, int64_t now, int budget);
  *   int64_t next_expiry() const;  int64_t next_expiry(unsigned shard) const;
  *   unsigned shards() const;  int reserve(unsigned shard, size_t n);
  *   int stats(unsigned shard, timer_service_stats &out);
- *   int arm(timer_service_timer &, int64_t expire), arm_periodic(...), cancel(...),
- *       cancel_sync(...), shutdown_sync(...)      C timers (timer_service_timer_init)
+ *   int arm(timer_service_timer &, int64_t expire), arm_range(...), arm_periodic(...);
+ *   service_result cancel(timer_service_timer &), cancel_sync(...), shutdown_sync(...);
+ *                                    C timers (timer_service_timer_init)
  * service_timer<Kind, F = std::function<void(const service_fire &)>>:
  *   service_timer(service<Kind> &s, unsigned shard, F fn);   fn(f) runs when it fires
  *   ~service_timer();                shutdown_sync: waits for a running callback (from its
  *                                    own callback: drops a re-arm, waits for nothing, as
  *                                    after `delete this`: touch nothing of it afterwards)
  *   int arm(int64_t expire_ns);  int arm(steady_clock::time_point expire);
+ *   int arm_range(int64_t earliest_ns, int64_t latest_ns);
+ *   int arm_range(steady_clock::time_point earliest, steady_clock::time_point latest);
  *   int arm_periodic(int64_t first_ns, int64_t period_ns, timer_service_policy p);
  *   int arm_periodic(steady_clock::time_point first, nanoseconds period, timer_service_policy p);
- *   int cancel();  int cancel_sync();  int shutdown_sync();  bool pending() const;
+ *   service_result cancel();  service_result cancel_sync();  service_result shutdown_sync();
+ *   bool pending() const;
  *   F &callable();  timer_service_timer &c_timer();
  * Times are ns of CLOCK_MONOTONIC, which std::chrono::steady_clock is on Linux
  * (libstdc++, libc++); a time point rounds up to its ns (never early). In a
@@ -66,6 +74,8 @@
 namespace timer_containers {
 
 typedef struct timer_service_fire service_fire;
+/* what cancel, cancel_sync and shutdown_sync did: .error, .stopped, .running */
+typedef struct timer_service_result service_result;
 
 namespace detail {
 
@@ -107,7 +117,13 @@ public:
         o.now = 0;
         o.wake = wake;
         o.wake_arg = wake_arg;
+        o.slack = 0;
+        o.left = nullptr;
         error_ = timer_service_init_(&core_, ops(), &o);
+    }
+    explicit service(const timer_service_options &opt) : error_(0)
+    {
+        error_ = timer_service_init_(&core_, ops(), &opt);
     }
     ~service() { timer_service_destroy_(&core_); }
     service(const service &) = delete;
@@ -134,29 +150,33 @@ public:
 
     TIMER_CXX_NODISCARD_ int arm(timer_service_timer &t, int64_t expire)
     {
-        return error_ ? error_ : timer_service_arm_(&core_, ops(), &t, expire, 0, 0);
+        return error_ ? error_ : timer_service_arm_(&core_, ops(), &t, -1, expire, 0, 0);
+    }
+    TIMER_CXX_NODISCARD_ int arm_range(timer_service_timer &t, int64_t earliest, int64_t latest)
+    {
+        return error_ ? error_
+               : earliest < 0 ? -EINVAL
+                              : timer_service_arm_(&core_, ops(), &t, earliest, latest, 0, 0);
     }
     TIMER_CXX_NODISCARD_ int arm_periodic(timer_service_timer &t, int64_t first, int64_t period,
                                           timer_service_policy policy)
     {
         return error_ ? error_
-                      : timer_service_arm_(&core_, ops(), &t, first, period > 0 ? period : -1,
-                                           static_cast<int>(policy));
+               : period <= 0
+                   ? -EINVAL
+                   : timer_service_arm_(&core_, ops(), &t, -1, first, period,
+                                        static_cast<int>(policy));
     }
-    int cancel(timer_service_timer &t)
-    {
-        return error_ ? error_ : timer_service_cancel_(&core_, ops(), &t, 0);
-    }
-    int cancel_sync(timer_service_timer &t)
-    {
-        return error_ ? error_ : timer_service_cancel_(&core_, ops(), &t, 1);
-    }
-    int shutdown_sync(timer_service_timer &t)
-    {
-        return error_ ? error_ : timer_service_cancel_(&core_, ops(), &t, 2);
-    }
+    service_result cancel(timer_service_timer &t) { return stop(t, 0); }
+    service_result cancel_sync(timer_service_timer &t) { return stop(t, 1); }
+    service_result shutdown_sync(timer_service_timer &t) { return stop(t, 2); }
 
 private:
+    service_result stop(timer_service_timer &t, int sync)
+    {
+        service_result r = {error_, false, false};
+        return error_ ? r : timer_service_cancel_(&core_, ops(), &t, sync);
+    }
     static const timer_service_ops_ *ops() { return detail::service_ops<Kind>::get(); }
     struct timer_service core_;
     int error_;
@@ -173,7 +193,7 @@ public:
      * re-arm, and the service touches nothing of it after the callback. */
     ~service_timer()
     {
-        if (s_.shutdown_sync(t_) == -EDEADLK)
+        if (s_.shutdown_sync(t_).error == -EDEADLK)
             s_.cancel(t_);
     }
     service_timer(const service_timer &) = delete;
@@ -183,6 +203,15 @@ public:
     TIMER_CXX_NODISCARD_ int arm(std::chrono::steady_clock::time_point expire)
     {
         return s_.arm(t_, detail::service_ns(expire));
+    }
+    TIMER_CXX_NODISCARD_ int arm_range(int64_t earliest_ns, int64_t latest_ns)
+    {
+        return s_.arm_range(t_, earliest_ns, latest_ns);
+    }
+    TIMER_CXX_NODISCARD_ int arm_range(std::chrono::steady_clock::time_point earliest,
+                                       std::chrono::steady_clock::time_point latest)
+    {
+        return s_.arm_range(t_, detail::service_ns(earliest), detail::service_ns(latest));
     }
     TIMER_CXX_NODISCARD_ int arm_periodic(int64_t first_ns, int64_t period_ns,
                                           timer_service_policy p)
@@ -195,9 +224,9 @@ public:
         int64_t period_ns = static_cast<int64_t>(period.count());
         return s_.arm_periodic(t_, detail::service_ns(first), period_ns, p);
     }
-    int cancel() { return s_.cancel(t_); }
-    int cancel_sync() { return s_.cancel_sync(t_); }
-    int shutdown_sync() { return s_.shutdown_sync(t_); }
+    service_result cancel() { return s_.cancel(t_); }
+    service_result cancel_sync() { return s_.cancel_sync(t_); }
+    service_result shutdown_sync() { return s_.shutdown_sync(t_); }
     bool pending() const { return timer_service_pending(&t_); }
     F &callable() { return fn_; }
     timer_service_timer &c_timer() { return t_; }

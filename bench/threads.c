@@ -13,7 +13,9 @@
  *    with one shard for all, and the baseline a program writes today: one
  *    heap under one pthread mutex, locked by each call (arm, cancel) as a
  *    program's own arm and cancel functions do. The service's threads run;
- *    no timer comes due during the run.
+ *    no timer comes due during the run. Beside each figure, the arms that
+ *    signalled a sleeping service thread, per second (stats.wake_signals:
+ *    an arm earlier than the time the thread wakes by itself).
  * 2. the owner's uncontended cost: one thread, ns per arm+cancel pair on
  *    the service against the same pair on the bare container (insert,
  *    remove), each kind.
@@ -74,7 +76,7 @@ static int b_arm(struct bench *b, struct timer_service_timer *t, int64_t e)
     }
 }
 
-static int b_cancel(struct bench *b, struct timer_service_timer *t)
+static struct timer_service_result b_cancel(struct bench *b, struct timer_service_timer *t)
 {
     switch (b->kind) {
     case KIND_HEAP: return svc_heap_cancel(&b->heap, t);
@@ -163,12 +165,16 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     long pairs = 0;
     unsigned i = 0;
+    /* a copy of its own: the workers' structs share cache lines (an array on
+     * main's stack), and a random number written back each pair made the
+     * 2-thread rows swing 2x from one process to the next */
+    uint64_t rng = w->rng;
     while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
         ;
     if (w->b->kind == BASELINE) {
         while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
             struct base_item *a = &w->items[i % WORKING], *c = &w->items[(i + WORKING / 2) % WORKING];
-            int64_t e = far_expiry(&w->rng);
+            int64_t e = far_expiry(&rng);
             pthread_mutex_lock(&w->b->mu);      /* arm and cancel, two calls as a program's */
             if (base_heap_reschedule(&w->b->base, e, a) != 0)
                 abort();
@@ -181,7 +187,7 @@ static void *worker_main(void *arg)
         }
     } else {
         while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
-            if (b_arm(w->b, &w->t[i % WORKING], far_expiry(&w->rng)) < 0)
+            if (b_arm(w->b, &w->t[i % WORKING], far_expiry(&rng)) < 0)
                 abort();
             b_cancel(w->b, &w->t[(i + WORKING / 2) % WORKING]);
             pairs++;
@@ -192,14 +198,33 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* homes: 0 = each thread's timers on its shard, 1 = random shards */
-static double pairs_per_second(int kind, int threads, unsigned shards, int homes, int ms)
+/* The arms that signalled a shard's thread, every shard together. */
+static double b_signals(struct bench *b, unsigned shards)
+{
+    struct timer_service_stats st;
+    double n = 0;
+    unsigned i;
+    for (i = 0; i < shards && b->kind != BASELINE; i++) {
+        int r = b->kind == KIND_HEAP    ? svc_heap_stats(&b->heap, i, &st)
+                : b->kind == KIND_WHEEL ? svc_wheel_stats(&b->wheel, i, &st)
+                                        : svc_set_stats(&b->set, i, &st);
+        if (r == 0)
+            n += (double)st.wake_signals;
+    }
+    return n;
+}
+
+/* homes: 0 = each thread's timers on its shard, 1 = random shards; *signals:
+ * the wake signals per second of the run */
+static double pairs_per_second(int kind, int threads, unsigned shards, int homes, int ms,
+                               double *signals)
 {
     struct bench *b = calloc(1, sizeof *b);
     struct worker w[MAX_THREADS];
     struct timespec run = {ms / 1000, (long)(ms % 1000) * 1000000};
     long total = 0;
     int64_t t0, t1;
+    double signals0;
     int k, i;
 
     if (b == NULL || b_init(b, kind, shards) != 0) {
@@ -235,6 +260,7 @@ static double pairs_per_second(int kind, int threads, unsigned shards, int homes
         }
         pthread_create(&w[k].th, NULL, worker_main, &w[k]);
     }
+    signals0 = b_signals(b, shards);
     t0 = timer_service_now();
     __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
     nanosleep(&run, NULL);
@@ -244,6 +270,7 @@ static double pairs_per_second(int kind, int threads, unsigned shards, int homes
         total += w[k].pairs;
     }
     t1 = timer_service_now();
+    *signals = (b_signals(b, shards) - signals0) / ((double)(t1 - t0) / 1e9);
     b_destroy(b);
     for (k = 0; k < threads; k++) {
         free(w[k].t);
@@ -270,71 +297,74 @@ TIMER_SET_DEFINE_NAMED(bare_set, struct set_item, node)
 
 #define OWNER_PAIRS 2000000
 
-/* ns per arm+cancel pair through the service's shard 0 (1 shard, no thread) */
-static double owner_service(int kind)
-{
-    struct bench *b = calloc(1, sizeof *b);
-    struct timer_service_timer *t = calloc(WORKING + BACKGROUND, sizeof *t);
-    struct timer_service_options o;
-    uint64_t rng = 7;
-    int64_t t0, t1;
-    long i;
-    if (b == NULL || t == NULL)
-        exit(1);
-    memset(&o, 0, sizeof o);
-    b->kind = kind;
-    if ((kind == KIND_HEAP ? svc_heap_init(&b->heap, &o)
-         : kind == KIND_WHEEL ? svc_wheel_init(&b->wheel, &o) : svc_set_init(&b->set, &o)) != 0)
-        exit(1);
-    far_base = timer_service_now();
-    for (i = 0; i < WORKING + BACKGROUND; i++) {
-        timer_service_timer_init(&t[i], 0, noop, NULL);
-        if (i >= WORKING || i % 2 == 0)
-            b_arm(b, &t[i], far_expiry(&rng));
-    }
-    t0 = timer_service_now();
-    for (i = 0; i < OWNER_PAIRS; i++) {
-        b_arm(b, &t[i % WORKING], far_expiry(&rng));
-        b_cancel(b, &t[(i + WORKING / 2) % WORKING]);
-    }
-    t1 = timer_service_now();
-    b_destroy(b);
-    free(t);
-    free(b);
-    return (double)(t1 - t0) / OWNER_PAIRS;
-}
-
-/* the same pairs on the bare container (insert; remove) */
-#define BARE_PAIRS(NAME, ITEM)                                                                     \
-    static double bare_##NAME(void)                                                                \
+/* ns per arm+cancel pair, one thread, BACKGROUND far timers pending: each
+ * kind's calls made directly, ARM(c, item, expire) (< 0 only on an error)
+ * and STOP(c, item), on a C that OPEN(c, items) made (0: ready) */
+#define OWNER_PAIRS_(fn, C, ITEM, OPEN, ARM, STOP, CLOSE)                                          \
+    static double fn(void)                                                                         \
     {                                                                                              \
-        NAME c;                                                                                    \
-        struct ITEM *it = calloc(WORKING + BACKGROUND, sizeof *it);                                \
+        C c;                                                                                       \
+        ITEM *it = calloc(WORKING + BACKGROUND, sizeof *it);                                       \
         uint64_t rng = 7;                                                                          \
         int64_t t0, t1;                                                                            \
         long i;                                                                                    \
-        if (it == NULL)                                                                            \
+        if (it == NULL || OPEN(&c, it) != 0)                                                       \
             exit(1);                                                                               \
-        NAME##_init(&c, 0);                                                                        \
         far_base = timer_service_now();                                                            \
         for (i = 0; i < WORKING + BACKGROUND; i++)                                                 \
-            if ((i >= WORKING || i % 2 == 0) && NAME##_insert(&c, far_expiry(&rng), &it[i]) != 0)  \
+            if ((i >= WORKING || i % 2 == 0) && ARM(&c, &it[i], far_expiry(&rng)) != 0)           \
                 exit(1);                                                                           \
         t0 = timer_service_now();                                                                  \
         for (i = 0; i < OWNER_PAIRS; i++) {                                                        \
-            /* -EBUSY: armed already, left as it is (the service's arm moves it) */                \
-            if (NAME##_insert(&c, far_expiry(&rng), &it[i % WORKING]) == -EINVAL)                  \
+            if (ARM(&c, &it[i % WORKING], far_expiry(&rng)) < 0)                                   \
                 abort();                                                                           \
-            NAME##_remove(&c, &it[(i + WORKING / 2) % WORKING]);                                   \
+            STOP(&c, &it[(i + WORKING / 2) % WORKING]);                                            \
         }                                                                                          \
         t1 = timer_service_now();                                                                  \
-        NAME##_destroy(&c);                                                                        \
+        CLOSE(&c);                                                                                 \
         free(it);                                                                                  \
         return (double)(t1 - t0) / OWNER_PAIRS;                                                    \
     }
-BARE_PAIRS(bare_heap, heap_item)
-BARE_PAIRS(bare_wheel, wheel_item)
-BARE_PAIRS(bare_set, set_item)
+
+/* through the service's shard 0 (1 shard, no thread): arm and cancel */
+static int svc_timers_(struct timer_service_timer *t)
+{
+    int i;
+    for (i = 0; i < WORKING + BACKGROUND; i++)
+        timer_service_timer_init(&t[i], 0, noop, NULL);
+    return 0;
+}
+#define SVC_OPEN_(s, t) (svc_timers_(t) != 0 || SVC_INIT_(s, NULL) != 0)
+#define SVC_INIT_ svc_heap_init
+OWNER_PAIRS_(owner_svc_heap, svc_heap, struct timer_service_timer, SVC_OPEN_, svc_heap_arm,
+             svc_heap_cancel, svc_heap_destroy)
+#undef SVC_INIT_
+#define SVC_INIT_ svc_wheel_init
+OWNER_PAIRS_(owner_svc_wheel, svc_wheel, struct timer_service_timer, SVC_OPEN_, svc_wheel_arm,
+             svc_wheel_cancel, svc_wheel_destroy)
+#undef SVC_INIT_
+#define SVC_INIT_ svc_set_init
+OWNER_PAIRS_(owner_svc_set, svc_set, struct timer_service_timer, SVC_OPEN_, svc_set_arm,
+             svc_set_cancel, svc_set_destroy)
+#undef SVC_INIT_
+
+/* the same pairs on the bare container: insert (-EBUSY: armed already, left
+ * as it is, where the service's arm moves it) and remove */
+#define BARE_(NAME, ITEM)                                                                          \
+    static int NAME##_open_(NAME *c, ITEM *items)                                                  \
+    {                                                                                              \
+        (void)items;                                                                               \
+        NAME##_init(c, 0);                                                                         \
+        return 0;                                                                                  \
+    }                                                                                              \
+    static int NAME##_arm_(NAME *c, ITEM *item, int64_t e)                                         \
+    {                                                                                              \
+        return NAME##_insert(c, e, item) == -EINVAL ? -1 : 0;                                      \
+    }                                                                                              \
+    OWNER_PAIRS_(bare_##NAME, NAME, ITEM, NAME##_open_, NAME##_arm_, NAME##_remove, NAME##_destroy)
+BARE_(bare_heap, struct heap_item)
+BARE_(bare_wheel, struct wheel_item)
+BARE_(bare_set, struct set_item)
 
 /* ---- 3. wake-up latency -------------------------------------------------- */
 
@@ -443,7 +473,7 @@ int main(int argc, char **argv)
 {
     int reps = 5, ms = 200, samples = 1000, idle_ms = 1000, i, r, k;
     static const int thread_counts[] = {1, 2, 4};
-    double v[64], lat[3], lats[3][64], idle[2];
+    double v[64], sig[64], lat[3], lats[3][64], idle[2];
 
     for (i = 1; i < argc; i++) {
         if (i + 1 >= argc)
@@ -468,7 +498,7 @@ int main(int argc, char **argv)
 
     printf("1. arm+cancel pairs per second (millions), each thread on its own %d timers, %d far timers "
            "per thread pending:\n", WORKING, BACKGROUND);
-    printf("   %-44s %18s %18s %18s\n", "", "1 thread", "2 threads", "4 threads");
+    printf("   %-44s %27s %27s %27s\n", "", "1 thread, signals/s", "2 threads", "4 threads");
     {
         struct row {
             const char *name;
@@ -487,12 +517,13 @@ int main(int argc, char **argv)
                 int n = thread_counts[i];
                 unsigned shards = rows[k].shards_per_thread ? (unsigned)n : 1;
                 for (r = 0; r < reps; r++)
-                    v[r] = pairs_per_second(rows[k].kind, n, shards, rows[k].homes, ms) / 1e6;
+                    v[r] = pairs_per_second(rows[k].kind, n, shards, rows[k].homes, ms, &sig[r]) /
+                           1e6;
                 {
                     double lo, hi, med = median(v, reps);
                     lo = v[0];
                     hi = v[reps - 1];
-                    printf(" %6.2f [%4.2f-%4.2f]", med, lo, hi);
+                    printf(" %6.2f [%5.2f-%5.2f] %6.0f", med, lo, hi, median(sig, reps));
                 }
             }
             printf("\n");
@@ -506,7 +537,8 @@ int main(int argc, char **argv)
     for (k = 0; k < 3; k++) {
         double sv[64], bv[64], ms_, mb;
         for (r = 0; r < reps; r++) {
-            sv[r] = owner_service(k);
+            sv[r] = k == KIND_HEAP ? owner_svc_heap() : k == KIND_WHEEL ? owner_svc_wheel()
+                                   : owner_svc_set();
             bv[r] = k == KIND_HEAP ? bare_bare_heap() : k == KIND_WHEEL ? bare_bare_wheel() : bare_bare_set();
         }
         ms_ = median(sv, reps);

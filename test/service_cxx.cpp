@@ -59,8 +59,12 @@ template <class Kind> static void loop_mode()
         CHECK(t.arm_periodic(100, 10, TIMER_SERVICE_SKIP) == 0, "arm_periodic");
         CHECK(svc.run(1, 135, 10) == 1 && last_missed == 3 && svc.next_expiry(1) == 140,
               "skip policy");
-        CHECK(t.cancel() == TIMER_SERVICE_STOPPED && !t.pending(), "cancel");
-        CHECK(t.arm(200) == 0, "arm");
+        tc::service_result r = t.cancel();
+        CHECK(r.error == 0 && r.stopped && !r.running && !t.pending(), "cancel");
+        CHECK(t.arm_range(-1, 5) == -EINVAL && t.arm_range(10, 5) == -EINVAL, "arm_range: errors");
+        CHECK(t.arm_range(150, 170) == 0 && svc.next_expiry(1) == 170, "arm_range: at latest");
+        CHECK(t.arm_range(160, 200) == 1 && svc.next_expiry(1) == 170, "arm_range: kept");
+        CHECK(t.arm(200) == 1, "arm");
     }   // ~service_timer: shutdown_sync takes it out
     CHECK(svc.next_expiry() == TIMER_NEVER && svc.run(1, 1000, 10) == 0 && runs == 2,
           "the destructor");
@@ -127,9 +131,38 @@ static void threads_mode()
         cv.wait(lock, [&] { return expire >= 0; });
     }
     CHECK(expire == tc::detail::service_ns(when), "the expiry of a time point");
-    int r = u.cancel_sync();    /* RUNNING if its callback had not yet returned: it waits */
-    CHECK(r >= 0 && !(r & TIMER_SERVICE_STOPPED), "cancel_sync after the one run");
-    CHECK(u.shutdown_sync() == 0 && u.arm(when) == -ESHUTDOWN, "shutdown_sync");
+    tc::service_result r = u.cancel_sync(); /* running if its callback had not yet returned */
+    CHECK(r.error == 0 && !r.stopped, "cancel_sync after the one run");
+    r = u.shutdown_sync();
+    CHECK(r.error == 0 && !r.stopped && !r.running && u.arm(when) == -ESHUTDOWN, "shutdown_sync");
+}
+
+// A service made from every option: destroy hands its pending timers back to left.
+static int left_count;
+static void count_left(timer_service_timer *, void *arg)
+{
+    CHECK(arg == &left_count, "left: the timer's arg");
+    left_count++;
+}
+static void noop(timer_service_timer *, void *, const timer_service_fire *) {}
+
+static void options()
+{
+    timer_service_timer a, b;
+    timer_service_options o = timer_service_options();
+    o.shards = 2;
+    o.left = count_left;
+    timer_service_timer_init(&a, 0, noop, &left_count);
+    timer_service_timer_init(&b, 1, noop, &left_count);
+    {
+        tc::service<tc::heap_kind> svc(o);
+        CHECK(svc.error() == 0 && svc.shards() == 2, "init with options");
+        CHECK(svc.arm(a, 10) == 0 && svc.arm(b, 20) == 0 && svc.arm(b, 30) == 1, "arms");
+        CHECK(svc.arm_periodic(a, 0, INT64_MAX, TIMER_SERVICE_SKIP) == -EINVAL,
+              "a series whose second tick is TIMER_NEVER");
+    } // ~service: destroy hands both back
+    CHECK(left_count == 2 && !timer_service_pending(&a) && !timer_service_pending(&b),
+          "destroy handed both pending timers back to left");
 }
 
 int main()
@@ -138,6 +171,7 @@ int main()
     loop_mode<tc::heap_kind>();
     loop_mode<tc::wheel_kind>();
     threads_mode();
+    options();
     std::printf("service_cxx: loop and thread modes, RAII timers and services, every kind: ok\n");
     return 0;
 }

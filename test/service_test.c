@@ -5,7 +5,12 @@
  * Parts (test/run.sh runs them quick in make test, long in make check):
  *   api                      every call's results and errors, on each kind,
  *                            with no thread (the program's loop: run, next_expiry,
- *                            the wake callback counted)
+ *                            the wake callback counted): arm_range, the result
+ *                            struct of the cancels, the end of a periodic
+ *                            series, the deadline while a periodic callback
+ *                            runs, a timer freed by its callback and a new one
+ *                            at its address, destroy handing timers back, the
+ *                            slack of a program's loop, a fork()ed child
  *   policies                 the missed-tick policies on a manual clock that
  *                            jumps an hour: every callback's expire and missed
  *   sched BOUND              deterministic interleavings: the service's lock,
@@ -16,26 +21,36 @@
  *                            an earlier arm while the owner goes to sleep (its
  *                            thread, and a program's loop), cancel_sync from the
  *                            callback, cancel of a running periodic timer,
- *                            shutdown_sync against a callback that re-arms; and
- *                            the wake-ups counted while idle, with far timers
- *                            only, and on an earlier arm, on a clock that jumps
+ *                            shutdown_sync against a callback that re-arms,
+ *                            issue 31's input (arms and a cancel_sync around a
+ *                            running callback) counted by a ledger, a timer
+ *                            freed by its callback and a new one at its address,
+ *                            the deadline read while a periodic callback runs,
+ *                            DELAY against Java's fixed delay; and the wake-ups
+ *                            counted while idle, with far timers only, on an
+ *                            earlier arm, on an arm later than the sleeper's own
+ *                            wake-up and within the slack, on a clock that jumps
  *                            an hour. Every schedule's history goes through the
  *                            model check too.
  *   stress KINDS SHARDS WORKERS OPS MODE
- *                            the ledger: WORKERS threads arm, re-arm, cancel,
- *                            cancel_sync and shutdown_sync random timers of a
- *                            shared pool on SHARDS shards, for each kind in KINDS
+ *                            the ledger: WORKERS threads arm, arm_range,
+ *                            arm_periodic, cancel and cancel_sync timers they
+ *                            share (several at once on one timer), and now and
+ *                            then retire one (shutdown_sync and free it), on
+ *                            SHARDS shards, for each kind in KINDS
  *                            (set,heap,wheel), callbacks run by the service's
  *                            threads (MODE threads) or by a loop per shard
- *                            (loop). Every one-shot arm hands out a token that
- *                            exactly one callback, one successful cancel or one
- *                            re-arm that moved it consumes; no callback of a
- *                            timer overlaps another, none runs early, none after
- *                            a cancel_sync returned; timers are freed as soon as
- *                            cancel_sync or shutdown_sync returns (ASan: any later
- *                            touch is a use after free). Then the model check:
- *                            each shard's history, logged under its lock, replayed
- *                            against a single-threaded model of the service.
+ *                            (loop); callbacks arm and cancel their own timer.
+ *                            It counts only what a caller sees: a reference per
+ *                            arm that returned 0, given back in the callback
+ *                            when f->next is TIMER_NEVER, for each result whose
+ *                            .stopped is true and for each timer destroy hands
+ *                            back; every retired timer must be at exactly 0. No
+ *                            callback of a timer overlaps another, none runs
+ *                            early; a retired timer is freed at once (ASan: any
+ *                            later touch is a use after free). Then the model
+ *                            check: each shard's history, logged under its lock,
+ *                            replayed against a single-threaded model.
  *
  * Nothing here waits for wall-clock time to make something happen, or judges a
  * duration: the scheduler's clock is virtual, the stress counts events. Prints
@@ -51,29 +66,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 /* ---- the hooks: every sync point of the service goes through these ---------- */
 struct timer_service_timer;
-static int tst_lock(pthread_mutex_t *m);
-static int tst_unlock(pthread_mutex_t *m);
-static int tst_wait(pthread_cond_t *cv, pthread_mutex_t *m);
-static int tst_sleep(pthread_cond_t *cv, pthread_mutex_t *m, int64_t until);
-static int tst_signal(pthread_cond_t *cv);
-static int tst_broadcast(pthread_cond_t *cv);
+struct timer_service_shard_;
+static void tst_shard_lock(struct timer_service_shard_ *sh);
+static void tst_shard_unlock(struct timer_service_shard_ *sh);
+static int tst_shard_sleep(struct timer_service_shard_ *sh, pthread_cond_t *cv, int64_t until);
+static void tst_shard_wake(struct timer_service_shard_ *sh, pthread_cond_t *cv, int all);
 static int64_t tst_clock(void);
 static int tst_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 static int tst_thread_join(pthread_t th);
 static void tst_point(const char *what);
 static void tst_step(unsigned shard, int step, struct timer_service_timer *t, int64_t a, int64_t b,
                      int64_t c);
-#define TIMER_SERVICE_LOCK_(m) tst_lock(m)
-#define TIMER_SERVICE_UNLOCK_(m) tst_unlock(m)
-#define TIMER_SERVICE_WAIT_(cv, m) tst_wait(cv, m)
-#define TIMER_SERVICE_SLEEP_(cv, m, until) tst_sleep(cv, m, until)
-#define TIMER_SERVICE_SIGNAL_(cv) tst_signal(cv)
-#define TIMER_SERVICE_BROADCAST_(cv) tst_broadcast(cv)
+#define TIMER_SERVICE_LOCK_(sh) tst_shard_lock(sh)
+#define TIMER_SERVICE_UNLOCK_(sh) tst_shard_unlock(sh)
+#define TIMER_SERVICE_SLEEP_(sh, cv, until) tst_shard_sleep(sh, cv, until)
+#define TIMER_SERVICE_SIGNAL_(sh, cv) tst_shard_wake(sh, cv, 0)
+#define TIMER_SERVICE_BROADCAST_(sh, cv) tst_shard_wake(sh, cv, 1)
 #define TIMER_SERVICE_CLOCK_() tst_clock()
 #define TIMER_SERVICE_THREAD_START_(th, fn, arg) tst_thread_start(th, fn, arg)
 #define TIMER_SERVICE_THREAD_JOIN_(th) tst_thread_join(th)
@@ -105,6 +119,7 @@ static int s_init(struct svc *s, int kind, const struct timer_service_options *o
     return ON_KIND(s, init, o);
 }
 #define s_arm(s, t, e) ON_KIND(s, arm, t, e)
+#define s_arm_range(s, t, lo, hi) ON_KIND(s, arm_range, t, lo, hi)
 #define s_arm_periodic(s, t, e, p, y) ON_KIND(s, arm_periodic, t, e, p, y)
 #define s_cancel(s, t) ON_KIND(s, cancel, t)
 #define s_cancel_sync(s, t) ON_KIND(s, cancel_sync, t)
@@ -122,6 +137,9 @@ static int s_init(struct svc *s, int kind, const struct timer_service_options *o
 #define s_stop(s) ON_KIND0(s, stop)
 #define s_destroy(s) ON_KIND0(s, destroy)
 #define s_next(s) ON_KIND0(s, next_expiry)
+
+/* A cancel's result as the hook logs it (and as the messages print it). */
+#define RES(r) TIMER_SERVICE_STEP_RESULT_(r)
 
 /* ---- failing --------------------------------------------------------------- */
 
@@ -336,81 +354,119 @@ static void sched_unblock(int state, const void *on, int all)
         }
 }
 
-static int tst_lock(pthread_mutex_t *m)
+/* The test's own mutexes and condition variables (its sleeps on the virtual
+ * clock, the program's loop of the loop-mode scenarios), under the scheduler. */
+static void tst_mlock(pthread_mutex_t *m)
 {
-    if (!sched_mine())
-        return pthread_mutex_lock(m);
+    if (!sched_mine()) {
+        pthread_mutex_lock(m);
+        return;
+    }
     tst_point("lock");
     pthread_mutex_lock(&S.mu);
     while (pthread_mutex_trylock(m) != 0)
         sched_block(LT_LOCK, m, TIMER_NEVER);
     pthread_mutex_unlock(&S.mu);
-    return 0;
 }
 
-static int tst_unlock(pthread_mutex_t *m)
+static void tst_munlock(pthread_mutex_t *m)
 {
-    if (!sched_mine())
-        return pthread_mutex_unlock(m);
+    if (!sched_mine()) {
+        pthread_mutex_unlock(m);
+        return;
+    }
     pthread_mutex_lock(&S.mu);
     pthread_mutex_unlock(m);
     sched_unblock(LT_LOCK, m, 1);
     pthread_mutex_unlock(&S.mu);
-    return 0;
 }
 
-static int tst_sleep_sched(pthread_cond_t *cv, pthread_mutex_t *m, int64_t until)
+/* S.mu held, `lock` released by the caller: block on cv until signalled or
+ * `until` (virtual); 1 if it timed out. */
+static int sched_cond_block(pthread_cond_t *cv, int64_t until)
 {
-    int timed_out;
+    if (until <= S.now)
+        return 1; /* its time has come: it goes on, as a timed wait would */
+    sched_block(LT_COND, cv, until);
+    return S.t[lt_self].timed_out;
+}
+
+static void tst_msleep(pthread_cond_t *cv, pthread_mutex_t *m, int64_t until)
+{
     tst_point("wait");
     pthread_mutex_lock(&S.mu);
     pthread_mutex_unlock(m);
     sched_unblock(LT_LOCK, m, 1);
-    if (until <= S.now) {
-        timed_out = 1; /* its time has come: it goes on, as a timed wait would */
-    } else {
-        sched_block(LT_COND, cv, until);
-        timed_out = S.t[lt_self].timed_out;
-    }
+    sched_cond_block(cv, until);
     while (pthread_mutex_trylock(m) != 0)
         sched_block(LT_LOCK, m, TIMER_NEVER);
+    pthread_mutex_unlock(&S.mu);
+}
+
+static void tst_mwake(pthread_cond_t *cv)
+{
+    tst_point("signal");
+    pthread_mutex_lock(&S.mu);
+    sched_unblock(LT_COND, cv, 0);
+    pthread_mutex_unlock(&S.mu);
+}
+
+/* The shard's lock and its condition variables: the header's own functions
+ * outside the scheduler; under it, the lock taken with trylock and the waits
+ * as blocked threads of the scheduler. */
+static void tst_shard_lock(struct timer_service_shard_ *sh)
+{
+    if (!sched_mine()) {
+        timer_service_lock_real_(sh);
+        return;
+    }
+    tst_point("lock");
+    pthread_mutex_lock(&S.mu);
+    while (!timer_service_trylock_(sh))
+        sched_block(LT_LOCK, sh, TIMER_NEVER);
+    pthread_mutex_unlock(&S.mu);
+}
+
+static void tst_shard_unlock(struct timer_service_shard_ *sh)
+{
+    if (!sched_mine()) {
+        timer_service_unlock_real_(sh);
+        return;
+    }
+    pthread_mutex_lock(&S.mu);
+    timer_service_unlock_real_(sh);
+    sched_unblock(LT_LOCK, sh, 1);
+    pthread_mutex_unlock(&S.mu);
+}
+
+static int tst_shard_sleep(struct timer_service_shard_ *sh, pthread_cond_t *cv, int64_t until)
+{
+    int timed_out;
+    if (!sched_mine())
+        return timer_service_sleep_(sh, cv, until);
+    tst_point("wait");
+    pthread_mutex_lock(&S.mu);
+    timer_service_unlock_real_(sh);
+    sched_unblock(LT_LOCK, sh, 1);
+    timed_out = sched_cond_block(cv, until);
+    while (!timer_service_trylock_(sh))
+        sched_block(LT_LOCK, sh, TIMER_NEVER);
     pthread_mutex_unlock(&S.mu);
     return timed_out ? ETIMEDOUT : 0;
 }
 
-static int tst_wait(pthread_cond_t *cv, pthread_mutex_t *m)
+static void tst_shard_wake(struct timer_service_shard_ *sh, pthread_cond_t *cv, int all)
 {
-    if (!sched_mine())
-        return pthread_cond_wait(cv, m);
-    return tst_sleep_sched(cv, m, TIMER_NEVER);
-}
-
-static int tst_sleep(pthread_cond_t *cv, pthread_mutex_t *m, int64_t until)
-{
-    if (!sched_mine())
-        return timer_service_sleep_(cv, m, until);
-    return tst_sleep_sched(cv, m, until);
-}
-
-static int tst_wake(pthread_cond_t *cv, int all)
-{
-    if (!sched_mine())
-        return all ? pthread_cond_broadcast(cv) : pthread_cond_signal(cv);
+    if (!sched_mine()) {
+        timer_service_signal_(sh, cv, all != 0);
+        return;
+    }
     tst_point("signal");
     pthread_mutex_lock(&S.mu);
     sched_unblock(LT_COND, cv, all);
     pthread_mutex_unlock(&S.mu);
-    return 0;
 }
 
-static int tst_signal(pthread_cond_t *cv)
-{
-    return tst_wake(cv, 0);
-}
-static int tst_broadcast(pthread_cond_t *cv)
-{
-    return tst_wake(cv, 1);
-}
 
 /* The manual clock of the policy tests and the scheduler's virtual one. */
 static int64_t manual_now = -1;
@@ -536,16 +592,20 @@ static void sched_run(const char *scenario, void *(*fn)(void *), const unsigned 
 /* ---- the model check ----------------------------------------------------------
  * Each shard's steps, logged under its lock (so in the order they took
  * effect), replayed against a single-threaded model: per timer pending or
- * not, its expiry and arrival, period and policy, shut down or not; per
- * shard the timer whose callback runs and the thread running it. */
+ * not, its expiry and arrival, period and policy, shut down or not, the
+ * re-arms a runner took out for waiting cancel_syncs and not yet reported;
+ * per shard the timer whose callback runs and the thread running it. */
+struct slot;
 struct tt {
     struct timer_service_timer t; /* what the service sees */
     uint32_t id;                  /* the model's key: new on every timer_init */
     struct slot *slot;
-    int in_cb;                   /* atomic: its callbacks running now */
-    int quiet;                   /* atomic: cancel_sync returned, no arm since */
-    int runs, started, finished; /* the scenarios' counts (atomic) */
-    int64_t ran_at[4];
+    long refs;                    /* atomic: the ledger's references (part stress) */
+    int in_cb;                    /* atomic: its callbacks running now */
+    int quiet;                    /* atomic: retired, or cancel_sync returned: none may start */
+    int runs, started, finished;  /* the scenarios' counts (atomic) */
+    int64_t ran_at[8];
+    struct timer_service_fire last;
 };
 static uint32_t next_id = 1; /* atomic */
 
@@ -589,6 +649,7 @@ struct mt {
     unsigned char pending, shut, policy;
     int64_t expire, period;
     uint64_t arrival;
+    int owed; /* re-arms its runner took out for waiters, not yet reported */
 };
 
 /* The model's pending timers of one shard, as a list of ids: a fire is
@@ -613,7 +674,8 @@ static void pend_set(struct pendset *p, struct mt *m, uint32_t id, int on)
     p->id[i] = p->id[--p->n];
 }
 
-/* The next tick, written from the policies' definitions. */
+/* The next tick, written from the policies' definitions: -1 when it would
+ * be at or past TIMER_NEVER (the series ends). */
 static int64_t model_next(int policy, int64_t expire, int64_t now, int64_t period)
 {
     int64_t k = 1, base = expire;
@@ -621,7 +683,7 @@ static int64_t model_next(int policy, int64_t expire, int64_t now, int64_t perio
         k = (now - expire) / period + 1;
     else if (policy == TIMER_SERVICE_DELAY)
         base = now;
-    if (k > (INT64_MAX - base) / period)
+    if (base > TIMER_NEVER - 1 || k > (TIMER_NEVER - 1 - base) / period)
         return -1;
     return base + k * period;
 }
@@ -631,7 +693,8 @@ static long model_check(unsigned shard, uint32_t nids)
     struct evlog *l = &logs[shard];
     struct mt *m = calloc((size_t)nids + 1, sizeof *m);
     struct pendset pend;
-    unsigned char removed[256] = {0}, waited[256] = {0};
+    unsigned char removed[256] = {0}, took[256] = {0};
+    uint64_t waited[256] = {0}, run_seq = 0, running_seq = 0;
     uint32_t running = 0, i;
     int runner = -1;
     uint64_t arrivals = 0;
@@ -645,6 +708,7 @@ static long model_check(unsigned shard, uint32_t nids)
     for (k = 0; k < l->n; k++) {
         const struct ev *e = &l->e[k];
         struct mt *x = &m[e->id];
+        int tid = e->tid;
         CHECK(e->id <= nids, "model: step %zu names timer %u of %u", k, e->id, nids);
         switch (e->step) {
         case TIMER_SERVICE_STEP_ARM_:
@@ -666,56 +730,84 @@ static long model_check(unsigned shard, uint32_t nids)
                 x->arrival = ++arrivals;
             }
             break;
+        case TIMER_SERVICE_STEP_KEEP_:
+            CHECK(x->pending && !x->shut && x->period == 0 && x->expire == e->a && e->c == 1,
+                  "model: shard %u step %zu: arm_range kept a timer that was not pending "
+                  "one-shot at %lld",
+                  shard, k, (long long)e->a);
+            break;
         case TIMER_SERVICE_STEP_SHUT_:
             x->shut = 1;
             break;
         case TIMER_SERVICE_STEP_REMOVE_:
             CHECK(x->pending && x->expire == e->a,
-                  "model: shard %u step %zu: cancel removed a timer not pending "
-                  "at %lld",
+                  "model: shard %u step %zu: cancel removed a timer not pending at %lld", shard, k,
+                  (long long)e->a);
+            pend_set(&pend, m, e->id, 0);
+            removed[tid] = 1;
+            break;
+        case TIMER_SERVICE_STEP_HANDOFF_:
+            CHECK(running == e->id && runner == tid && x->pending && x->expire == e->a,
+                  "model: shard %u step %zu: a hand-off of a timer whose callback did not just "
+                  "return, or not pending at %lld",
                   shard, k, (long long)e->a);
             pend_set(&pend, m, e->id, 0);
-            removed[e->tid] = 1;
+            x->owed++;
             break;
         case TIMER_SERVICE_STEP_WAIT_:
-            CHECK(running == e->id && runner != e->tid,
-                  "model: shard %u step %zu: cancel_sync waits for a "
-                  "callback that does not run on another thread",
+            CHECK(running == e->id && runner != tid,
+                  "model: shard %u step %zu: cancel_sync waits for a callback that does not "
+                  "run on another thread",
                   shard, k);
-            waited[e->tid] = 1;
+            waited[tid] = running_seq;
+            break;
+        case TIMER_SERVICE_STEP_TAKE_:
+            CHECK(waited[tid] != 0 && running_seq != waited[tid],
+                  "model: shard %u step %zu: cancel_sync woke before the callback it waited "
+                  "for returned",
+                  shard, k);
+            if (e->a) {
+                CHECK(x->owed > 0, "model: shard %u step %zu: a hand-off reported twice", shard,
+                      k);
+                x->owed--;
+                took[tid] = 1;
+            }
             break;
         case TIMER_SERVICE_STEP_CANCEL_:
             if (e->c == -EDEADLK) {
-                CHECK(e->a > 0 && running == e->id && runner == e->tid && !removed[e->tid],
-                      "model: shard %u step %zu: -EDEADLK not from the timer's own callback", shard,
-                      k);
-            } else {
-                CHECK(e->c >= 0 && !(e->c & TIMER_SERVICE_STOPPED) == !removed[e->tid],
-                      "model: shard %u step %zu: cancel gave %lld but %s", shard, k,
-                      (long long)e->c, removed[e->tid] ? "removed a pending run" : "removed none");
-                CHECK(!x->pending, "model: shard %u step %zu: the timer is pending after a cancel",
+                CHECK(e->a > 0 && running == e->id && runner == tid && !removed[tid] &&
+                          !waited[tid],
+                      "model: shard %u step %zu: -EDEADLK not from the timer's own callback",
                       shard, k);
+            } else {
+                int stopped = (int)(e->c & 1), run = (e->c & 2) != 0;
+                CHECK(e->c >= 0 && e->c <= 3, "model: shard %u step %zu: cancel gave %lld", shard,
+                      k, (long long)e->c);
+                CHECK(stopped == (removed[tid] || took[tid]),
+                      "model: shard %u step %zu: cancel said stopped %d, but it %s", shard, k,
+                      stopped, removed[tid] || took[tid] ? "took one out" : "took none out");
+                CHECK(waited[tid] || !x->pending,
+                      "model: shard %u step %zu: the timer is pending after a cancel", shard, k);
                 if (e->a > 0)
-                    CHECK(
-                        running != e->id && !(e->c & TIMER_SERVICE_RUNNING) == !waited[e->tid],
-                        "model: shard %u step %zu: cancel_sync returned %lld while its callback %s",
-                        shard, k, (long long)e->c, running == e->id ? "runs" : "does not run");
+                    CHECK(run == (waited[tid] != 0),
+                          "model: shard %u step %zu: cancel_sync said running %d, waited %d",
+                          shard, k, run, waited[tid] != 0);
                 else
-                    CHECK(!(e->c & TIMER_SERVICE_RUNNING) ==
-                              !(running == e->id && runner != e->tid),
-                          "model: shard %u step %zu: cancel gave %lld, its callback %s on another "
-                          "thread",
-                          shard, k, (long long)e->c,
-                          running == e->id && runner != e->tid ? "runs" : "does not run");
+                    CHECK(run == (running == e->id && runner != tid),
+                          "model: shard %u step %zu: cancel said running %d; its callback %s on "
+                          "another thread",
+                          shard, k, run,
+                          running == e->id && runner != tid ? "runs" : "does not run");
             }
-            removed[e->tid] = waited[e->tid] = 0;
+            removed[tid] = took[tid] = 0;
+            waited[tid] = 0;
             break;
         case TIMER_SERVICE_STEP_FIRE_:
             CHECK(running == 0, "model: shard %u step %zu: a callback starts while another runs",
                   shard, k);
             CHECK(x->pending && x->expire == e->a && e->a <= e->b,
-                  "model: shard %u step %zu: fired a timer that "
-                  "was not due (pending %d, expire %lld, fired for %lld at %lld)",
+                  "model: shard %u step %zu: fired a timer that was not due (pending %d, "
+                  "expire %lld, fired for %lld at %lld)",
                   shard, k, x->pending, (long long)x->expire, (long long)e->a, (long long)e->b);
             CHECK(e->b >= last_now, "model: shard %u step %zu: time went back", shard, k);
             last_now = e->b;
@@ -739,7 +831,8 @@ static long model_check(unsigned shard, uint32_t nids)
                 x->arrival = ++arrivals;
             }
             running = e->id;
-            runner = e->tid;
+            runner = tid;
+            running_seq = ++run_seq;
             fires++;
             break;
         case TIMER_SERVICE_STEP_DONE_:
@@ -747,12 +840,16 @@ static long model_check(unsigned shard, uint32_t nids)
                   shard, k);
             running = 0;
             runner = -1;
+            running_seq = 0;
             break;
         default:
             die("model: unknown step %d", e->step);
         }
     }
     CHECK(running == 0, "model: shard %u: a callback still runs at the end", shard);
+    for (i = 0; i <= nids; i++)
+        CHECK(m[i].owed == 0, "model: shard %u: timer %u: %d hand-offs never reported", shard, i,
+              m[i].owed);
     free(pend.id);
     free(m);
     return fires;
@@ -774,25 +871,40 @@ static long model_check_all(unsigned shards)
     return fires;
 }
 
+/* A new timer in x's memory: a new id for the model, the service's part zeroed. */
+static void tt_init(struct tt *x, unsigned shard, timer_service_fn *fn)
+{
+    x->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
+    timer_service_timer_init(&x->t, shard, fn, x);
+}
+
 static struct tt *tt_new(unsigned shard, timer_service_fn *fn)
 {
     struct tt *x = calloc(1, sizeof *x);
     CHECK(x != NULL, "out of memory");
-    x->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
-    timer_service_timer_init(&x->t, shard, fn, x);
+    tt_init(x, shard, fn);
     return x;
 }
 
 /* ---- part api: every call, no thread ------------------------------------------ */
 
+/* What the next callback does besides counting (part api's checks from inside). */
+static void (*api_action)(struct tt *x, const struct timer_service_fire *f);
+static struct svc *api_s;
 static int api_runs;
+
 static void count_cb(struct timer_service_timer *t, void *arg, const struct timer_service_fire *f)
 {
     struct tt *x = arg;
+    void (*action)(struct tt *, const struct timer_service_fire *) = api_action;
     (void)t;
     x->runs++;
-    x->ran_at[x->runs < 4 ? x->runs : 3] = f->now;
+    x->ran_at[x->runs < 8 ? x->runs : 7] = f->now;
+    x->last = *f;
     api_runs++;
+    api_action = NULL;
+    if (action != NULL)
+        action(x, f);
 }
 
 static unsigned wake_calls_seen[MAX_SHARDS];
@@ -802,15 +914,84 @@ static void count_wake(void *arg, unsigned shard)
     wake_calls_seen[shard]++;
 }
 
+static int left_seen;
+static struct tt *left_last;
+static void count_left(struct timer_service_timer *t, void *arg)
+{
+    struct tt *x = arg;
+    CHECK(t == &x->t && !timer_service_pending(t), "left: not the timer's arg, or still pending");
+    left_seen++;
+    left_last = x;
+}
+
+static bool res_is(struct timer_service_result r, int error, bool stopped, bool running)
+{
+    return r.error == error && r.stopped == stopped && r.running == running;
+}
+
+/* From inside the callback: the deadline is the re-arm's, not the past run's. */
+static int64_t api_seen_next;
+static void action_read_next(struct tt *x, const struct timer_service_fire *f)
+{
+    (void)x;
+    (void)f;
+    api_seen_next = s_shard_next(api_s, 0);
+}
+
+/* From inside the callback: the sync cancels are refused, and the result
+ * says neither stopped nor running. */
+static struct timer_service_result api_r1, api_r2, api_r3;
+static void action_sync_itself(struct tt *x, const struct timer_service_fire *f)
+{
+    (void)f;
+    api_r1 = s_cancel_sync(api_s, &x->t);
+    api_r2 = s_shutdown_sync(api_s, &x->t);
+}
+
+/* The callback frees its timer, and a new timer takes the same memory (here
+ * the very bytes, so the address is sure to repeat): the new one is not
+ * "running", so cancel says so and cancel_sync from this thread works. */
+static int api_r_arm;
+static void action_reinit(struct tt *x, const struct timer_service_fire *f)
+{
+    tt_init(x, 0, count_cb);    /* "free" x; a new timer at its address */
+    api_r_arm = s_arm(api_s, &x->t, f->now + 50);
+    api_r1 = s_cancel(api_s, &x->t);
+    api_r_arm += s_arm(api_s, &x->t, f->now + 60);
+    api_r2 = s_cancel_sync(api_s, &x->t);
+    api_r3 = s_cancel_sync(api_s, &x->t);
+}
+
+/* A fork()ed child: every call that takes a lock says -ECHILD (the parent
+ * keeps the threads and whatever the locks protected), and destroy frees
+ * the child's copy. Exits 0 when all of that holds. */
+static void api_child(struct svc *s, struct tt *a)
+{
+    struct timer_service_stats st;
+    int ok = s_arm(s, &a->t, 5000) == -ECHILD &&
+             s_arm_periodic(s, &a->t, 5000, 10, TIMER_SERVICE_SKIP) == -ECHILD &&
+             s_cancel(s, &a->t).error == -ECHILD && !s_cancel(s, &a->t).stopped &&
+             s_cancel_sync(s, &a->t).error == -ECHILD && s_run(s, 0, 9999, 1) == -ECHILD &&
+             s_start(s) == -ECHILD && s_stats(s, 0, &st) == -ECHILD &&
+             s_reserve(s, 0, 10) == -ECHILD;
+    s_stop(s);
+    ok = ok && s_destroy(s) == 0;
+    _exit(ok ? 0 : 1);
+}
+
 static void part_api(void)
 {
     int kind;
     for (kind = 0; kind < 3; kind++) {
-        struct svc s;
+        struct svc s, s2;
         struct timer_service_options o;
         struct timer_service_timer zero;
         struct tt *a = tt_new(0, count_cb), *b = tt_new(1, count_cb), *c = tt_new(2, count_cb);
         struct timer_service_stats st;
+        struct timer_service_result r;
+        const int64_t big = INT64_MAX;
+        pid_t child;
+        int status, i;
 
         memset(&o, 0, sizeof o);
         memset(&zero, 0, sizeof zero);
@@ -819,19 +1000,34 @@ static void part_api(void)
         o.now = 100;
         o.wake = count_wake;
         o.wake_arg = wake_calls_seen;
+        o.left = count_left;
         CHECK(s_init(&s, kind, &o) == 0, "init");
+        api_s = &s;
         api_runs = 0;
-        /* bad input: an error, and nothing changes */
+        /* bad input: an error, and nothing changes; an error is never "stopped" */
         CHECK(s_arm(&s, (struct timer_service_timer *)NULL, 5) == -EINVAL, "arm(NULL)");
         CHECK(s_arm(&s, &zero, 5) == -EINVAL, "arm of a timer with no callback");
         CHECK(s_arm(&s, &c->t, 5) == -EINVAL, "arm of a timer whose shard is not the service's");
         CHECK(s_arm(&s, &a->t, -1) == -EINVAL, "arm at -1");
+        CHECK(s_arm_range(&s, &a->t, -1, 5) == -EINVAL && s_arm_range(&s, &a->t, 6, 5) == -EINVAL,
+              "arm_range: earliest < 0, latest < earliest");
         CHECK(s_arm_periodic(&s, &a->t, 5, 0, TIMER_SERVICE_SKIP) == -EINVAL, "period 0");
         CHECK(s_arm_periodic(&s, &a->t, 5, -3, TIMER_SERVICE_SKIP) == -EINVAL, "period < 0");
         CHECK(s_arm_periodic(&s, &a->t, 5, 3, (enum timer_service_policy)7) == -EINVAL,
               "unknown policy");
-        CHECK(s_cancel(&s, &c->t) == -EINVAL && s_cancel_sync(&s, &c->t) == -EINVAL,
-              "cancel: shard");
+        CHECK(s_arm_periodic(&s, &a->t, -1, 3, TIMER_SERVICE_SKIP) == -EINVAL, "first < 0");
+        CHECK(s_arm_periodic(&s, &a->t, TIMER_NEVER, 3, TIMER_SERVICE_SKIP) == -EINVAL,
+              "first at TIMER_NEVER: it could never run");
+        CHECK(s_arm_periodic(&s, &a->t, 0, big, TIMER_SERVICE_SKIP) == -EINVAL,
+              "first 0, period INT64_MAX: its second tick is TIMER_NEVER");
+        CHECK(s_arm_periodic(&s, &a->t, big - 10, 10, TIMER_SERVICE_BURST) == -EINVAL,
+              "a second tick at TIMER_NEVER");
+        r = s_cancel(&s, &c->t);
+        CHECK(res_is(r, -EINVAL, false, false) && res_is(s_cancel_sync(&s, &c->t), -EINVAL, 0, 0),
+              "cancel of a timer of another shard: %d", RES(r));
+        CHECK(res_is(s_cancel(&s, (struct timer_service_timer *)NULL), -EINVAL, false, false) &&
+                  res_is(s_shutdown_sync(&s, &zero), -EINVAL, false, false),
+              "cancel(NULL), shutdown_sync of a timer with no callback");
         CHECK(s_run(&s, 2, 1000, 1) == -EINVAL && s_run(&s, 0, 1000, 0) == -EINVAL,
               "run: bad shard, budget");
         CHECK(!timer_service_pending(&a->t) && s_next(&s) == TIMER_NEVER,
@@ -850,27 +1046,102 @@ static void part_api(void)
         CHECK(s_next(&s) == 400 && s_shard_next(&s, 1) == 450, "next_expiry");
         CHECK(timer_service_pending(&a->t) && svc_wheel_pending(&b->t), "pending");
         CHECK(s_run(&s, 0, 399, 10) == 0 && a->runs == 0, "nothing is due before its time");
-        CHECK(s_run(&s, 0, 400, 10) == 1 && a->runs == 1 && a->ran_at[1] == 400, "run");
+        CHECK(s_run(&s, 0, 400, 10) == 1 && a->runs == 1 && a->ran_at[1] == 400 &&
+                  a->last.next == TIMER_NEVER && a->last.period == 0,
+              "run: a one-shot run ends its arm (f->next TIMER_NEVER)");
         CHECK(!timer_service_pending(&a->t) && s_shard_next(&s, 0) == TIMER_NEVER, "after the run");
-        CHECK(s_cancel(&s, &a->t) == 0 && s_cancel_sync(&s, &a->t) == 0, "cancel of an idle timer");
-        CHECK(s_cancel(&s, &b->t) == TIMER_SERVICE_STOPPED && s_shard_next(&s, 1) == TIMER_NEVER,
-              "cancel of a pending timer, and its shard's deadline");
+        CHECK(res_is(s_cancel(&s, &a->t), 0, false, false) &&
+                  res_is(s_cancel_sync(&s, &a->t), 0, false, false),
+              "cancel of an idle timer");
+        r = s_cancel(&s, &b->t);
+        CHECK(res_is(r, 0, true, false) && s_shard_next(&s, 1) == TIMER_NEVER,
+              "cancel of a pending timer (%d), and its shard's deadline", RES(r));
         CHECK(s_arm(&s, &b->t, 450) == 0 && wake_calls_seen[1] == 2,
               "arm again after a cancel wakes again");
-        CHECK(s_cancel_sync(&s, &b->t) == TIMER_SERVICE_STOPPED, "cancel_sync of a pending timer");
+        CHECK(res_is(s_cancel_sync(&s, &b->t), 0, true, false), "cancel_sync of a pending timer");
+
+        /* arm_range: idle, at latest; inside the window nothing changes (no
+         * move, no wake); outside it, moved to latest */
+        CHECK(s_arm_range(&s, &a->t, 1000, 1100) == 0 && s_shard_next(&s, 0) == 1100,
+              "arm_range of an idle timer: at latest");
+        i = (int)wake_calls_seen[0];
+        CHECK(s_arm_range(&s, &a->t, 1050, 1200) == 1 && s_shard_next(&s, 0) == 1100 &&
+                  (int)wake_calls_seen[0] == i,
+              "arm_range within the window: 1, nothing changed");
+        CHECK(s_arm_range(&s, &a->t, 1150, 1300) == 1 && s_shard_next(&s, 0) == 1300,
+              "arm_range outside the window: moved to latest");
+        /* arm and arm_range on a periodic timer make it one-shot, and say
+         * that they took out its pending run */
+        CHECK(s_arm_periodic(&s, &a->t, 2000, 100, TIMER_SERVICE_SKIP) == 1, "arm_periodic");
+        CHECK(s_arm_range(&s, &a->t, 1900, 2100) == 1 && s_shard_next(&s, 0) == 2100,
+              "arm_range of a periodic timer within the window: one-shot at latest");
+        CHECK(s_run(&s, 0, 2100, 10) == 1 && a->last.period == 0 && a->last.next == TIMER_NEVER &&
+                  !timer_service_pending(&a->t),
+              "arm_range made it one-shot");
+        CHECK(s_arm_periodic(&s, &a->t, 3000, 10, TIMER_SERVICE_BURST) == 0 &&
+                  s_arm(&s, &a->t, 3005) == 1,
+              "arm of a pending periodic timer: 1");
+        CHECK(s_run(&s, 0, 4000, 10) == 1 && a->last.period == 0 && a->last.next == TIMER_NEVER &&
+                  !timer_service_pending(&a->t),
+              "arm made a periodic timer one-shot");
+
+        /* the end of a series reaches its callback: f->next TIMER_NEVER */
+        CHECK(s_arm_periodic(&s, &a->t, big - 25, 10, TIMER_SERVICE_BURST) == 0, "arm_periodic");
+        i = a->runs;
+        CHECK(s_run(&s, 0, big - 15, 10) == 2 && a->last.next == big - 5 &&
+                  s_shard_next(&s, 0) == big - 5,
+              "a series near its end: %d runs, next %lld", a->runs - i, (long long)a->last.next);
+        CHECK(s_run(&s, 0, big - 1, 10) == 1 && a->last.expire == big - 5 &&
+                  a->last.next == TIMER_NEVER && !timer_service_pending(&a->t) &&
+                  s_shard_next(&s, 0) == TIMER_NEVER,
+              "the last tick of a series: next %lld, pending %d", (long long)a->last.next,
+              timer_service_pending(&a->t));
+        CHECK(s_arm_periodic(&s, &a->t, big - 20, 10, TIMER_SERVICE_BURST) == 0 &&
+                  s_run(&s, 0, big - 1, 10) == 2 && a->last.expire == big - 10 &&
+                  a->last.next == TIMER_NEVER && !timer_service_pending(&a->t),
+              "a series whose next tick is TIMER_NEVER ends: next %lld, pending %d",
+              (long long)a->last.next, timer_service_pending(&a->t));
+        CHECK(s_arm_periodic(&s, &a->t, big - 25, 10, TIMER_SERVICE_SKIP) == 0 &&
+                  s_run(&s, 0, big - 1, 10) == 1 && a->last.missed == 2 &&
+                  a->last.next == TIMER_NEVER && !timer_service_pending(&a->t),
+              "skip: the last tick of a series");
+
+        /* the deadline is the re-arm's while a periodic callback runs */
+        CHECK(s_arm_periodic(&s, &a->t, 5000, 100, TIMER_SERVICE_SKIP) == 0, "arm_periodic");
+        api_action = action_read_next;
+        CHECK(s_run(&s, 0, 5000, 10) == 1 && api_seen_next == 5100 && a->last.next == 5100,
+              "the deadline seen from the periodic callback: %lld, not 5100",
+              (long long)api_seen_next);
+        /* from its own callback: the sync cancels refuse, flags false */
+        api_action = action_sync_itself;
+        CHECK(s_run(&s, 0, 5100, 10) == 1, "run");
+        CHECK(res_is(api_r1, -EDEADLK, false, false) && res_is(api_r2, -EDEADLK, false, false),
+              "cancel_sync, shutdown_sync from the callback: %d, %d", RES(api_r1), RES(api_r2));
+        CHECK(s_shard_next(&s, 0) == 5200 && res_is(s_cancel(&s, &a->t), 0, true, false),
+              "-EDEADLK changed nothing");
+        /* a timer freed by its callback, and a new one at its address */
+        CHECK(s_arm(&s, &a->t, 6000) == 0, "arm");
+        api_action = action_reinit;
+        CHECK(s_run(&s, 0, 6000, 10) == 1 && api_r_arm == 0, "run: the new timer's arms");
+        CHECK(res_is(api_r1, 0, true, false) && res_is(api_r2, 0, true, false) &&
+                  res_is(api_r3, 0, false, false) && !timer_service_pending(&a->t),
+              "a new timer at a freed one's address is not running: cancel %d, cancel_sync %d",
+              RES(api_r1), RES(api_r2));
 
         /* shutdown: arms refused, cancels have nothing to do; init revives */
-        CHECK(s_arm(&s, &a->t, 700) == 0 && s_shutdown_sync(&s, &a->t) == TIMER_SERVICE_STOPPED,
+        CHECK(s_arm(&s, &a->t, 700) == 0 && res_is(s_shutdown_sync(&s, &a->t), 0, true, false),
               "shutdown");
         CHECK(s_arm(&s, &a->t, 700) == -ESHUTDOWN &&
-                  s_arm_periodic(&s, &a->t, 7, 7, TIMER_SERVICE_BURST) == -ESHUTDOWN,
+                  s_arm_periodic(&s, &a->t, 7, 7, TIMER_SERVICE_BURST) == -ESHUTDOWN &&
+                  s_arm_range(&s, &a->t, 7, 7) == -ESHUTDOWN,
               "arm after shutdown");
-        CHECK(s_cancel(&s, &a->t) == 0 && s_cancel_sync(&s, &a->t) == 0 &&
-                  s_shutdown_sync(&s, &a->t) == 0,
+        CHECK(res_is(s_cancel(&s, &a->t), 0, false, false) &&
+                  res_is(s_cancel_sync(&s, &a->t), 0, false, false) &&
+                  res_is(s_shutdown_sync(&s, &a->t), 0, false, false),
               "cancels after shutdown");
         CHECK(!timer_service_pending(&a->t) && s_run(&s, 0, TIMER_NEVER, 10) == 0,
               "a shut-down timer runs");
-        timer_service_timer_init(&a->t, 0, count_cb, a);
+        tt_init(a, 0, count_cb);
         CHECK(s_arm(&s, &a->t, 800) == 0, "timer_init revives a shut-down timer");
 
         /* budget: at most that many callbacks, the rest stay due */
@@ -878,26 +1149,63 @@ static void part_api(void)
         api_runs = 0;
         CHECK(s_run(&s, 0, 900, 1) == 1 && s_run(&s, 1, 900, 1) == 1 && api_runs == 2, "budget 1");
         CHECK(s_reserve(&s, 0, 100) == 0 && s_reserve(&s, 2, 100) == -EINVAL, "reserve");
-        CHECK(s_stats(&s, 0, &st) == 0 && st.callbacks == 2 && st.wake_calls == 4 &&
-                  st.wakeups == 0,
+        CHECK(s_stats(&s, 0, &st) == 0 && st.callbacks == (uint64_t)a->runs && st.wakeups == 0 &&
+                  st.wake_calls == wake_calls_seen[0] && st.handoffs == 0,
               "stats: %llu callbacks, %llu wake calls", (unsigned long long)st.callbacks,
               (unsigned long long)st.wake_calls);
+
+        /* a fork()ed child: -ECHILD; the parent's service goes on */
+        CHECK(s_arm(&s, &a->t, 5000) == 0, "arm");
+        fflush(stdout);
+        child = fork();
+        CHECK(child >= 0, "fork");
+        if (child == 0)
+            api_child(&s, a);
+        CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "in a fork()ed child, a call other than -ECHILD, or destroy failed (status %d)",
+              status);
+        CHECK(res_is(s_cancel(&s, &a->t), 0, true, false), "the parent's service after the fork");
 
         /* start: the shards' threads take run() over; stop gives it back */
         CHECK(s_start(&s) == 0 && s_start(&s) == -EBUSY && s_run(&s, 0, 1000, 1) == -EBUSY,
               "start");
         s_stop(&s);
         CHECK(s_run(&s, 0, 1000, 1) == 0, "run after stop");
-        /* destroy: pending timers become idle */
-        CHECK(s_arm(&s, &a->t, TIMER_NEVER) == 0, "arm at TIMER_NEVER");
-        s_destroy(&s);
-        CHECK(!timer_service_pending(&a->t), "destroy leaves a timer pending");
+        /* destroy: each pending timer handed back to opt->left, idle */
+        CHECK(s_arm(&s, &a->t, TIMER_NEVER) == 0 && s_arm(&s, &b->t, 5000) == 0, "arm");
+        left_seen = 0;
+        CHECK(s_destroy(&s) == 2 && left_seen == 2, "destroy handed back %d timers, not 2",
+              left_seen);
+        CHECK(!timer_service_pending(&a->t) && !timer_service_pending(&b->t),
+              "destroy leaves a timer pending");
+
+        /* a program's loop with a slack: an arm earlier than the published
+         * deadline by less than 0.1% of its distance (at most opt->slack)
+         * does not call wake; the loop runs it at the deadline it had */
+        memset(&o, 0, sizeof o);
+        memset(wake_calls_seen, 0, sizeof wake_calls_seen);
+        o.wake = count_wake;
+        o.wake_arg = wake_calls_seen;
+        o.slack = 1000;
+        tt_init(a, 0, count_cb);
+        tt_init(b, 0, count_cb);
+        CHECK(s_init(&s2, kind, &o) == 0, "init");
+        CHECK(s_run(&s2, 0, 0, 1) == 0, "run at 0");
+        CHECK(s_arm(&s2, &a->t, 1000000) == 0 && wake_calls_seen[0] == 1, "arm: wake");
+        CHECK(s_arm(&s2, &b->t, 999500) == 0 && wake_calls_seen[0] == 1 &&
+                  s_shard_next(&s2, 0) == 999500,
+              "an arm 500 earlier, within the slack (976): no wake, the deadline published");
+        CHECK(s_arm(&s2, &b->t, 900000) == 1 && wake_calls_seen[0] == 2,
+              "an arm 100,000 earlier, past the slack: wake");
+        CHECK(s_destroy(&s2) == 2, "destroy: 2 pending");
+
         free(a);
         free(b);
         free(c);
-        printf("  api, %s: errors change nothing; arm, cancel, cancel_sync, shutdown_sync, run, "
-               "budget, "
-               "wake calls, start/stop, destroy\n",
+        printf("  api, %s: errors change nothing and are never stopped or running; arm, "
+               "arm_range, cancel, cancel_sync, shutdown_sync, run, budget, wake calls, the end of "
+               "a series, the deadline in a periodic callback, a new timer at a freed one's "
+               "address, start/stop, fork, destroy's hand-back, a loop's slack\n",
                kind_name[kind]);
     }
 }
@@ -912,6 +1220,7 @@ static int pol_policy;
 
 static void policy_cb(struct timer_service_timer *t, void *arg, const struct timer_service_fire *f)
 {
+    int64_t want_next = model_next(pol_policy, f->expire, f->now, f->period);
     (void)t;
     (void)arg;
     CHECK(f->expire == pol_expect_expire, "policy %d: callback %ld for %lld, not %lld", pol_policy,
@@ -920,6 +1229,8 @@ static void policy_cb(struct timer_service_timer *t, void *arg, const struct tim
     CHECK(f->missed == (uint64_t)((f->now - f->expire) / f->period),
           "policy %d: missed %llu at %lld for %lld", pol_policy, (unsigned long long)f->missed,
           (long long)f->now, (long long)f->expire);
+    CHECK(f->next == (want_next < 0 ? TIMER_NEVER : want_next), "policy %d: next %lld, not %lld",
+          pol_policy, (long long)f->next, (long long)want_next);
     pol_calls++;
     pol_expect_expire += pol_period; /* burst's next; the others see one callback */
 }
@@ -969,12 +1280,11 @@ static void part_policies(void)
                   (long long)next, (long long)want_next);
             CHECK(s_run(&s, 0, pol_now, INT_MAX) == 0, "policy %s: more due after the catch-up",
                   names[policy]);
-            s_destroy(&s);
+            CHECK(s_destroy(&s) == 1, "destroy: the series pending");
             free(x);
             if (kind == 0)
                 printf("  policy %s, after the clock jumped an hour over 10 ms ticks: %ld "
-                       "callback%s, next "
-                       "tick +%lld ms after now (the same on heap and wheel)\n",
+                       "callback%s, next tick +%lld ms after now (the same on heap and wheel)\n",
                        names[policy], pol_calls - 1, pol_calls == 2 ? "" : "s",
                        (long long)((next - pol_now) / MS));
         }
@@ -984,51 +1294,82 @@ static void part_policies(void)
 
 /* What the other thread does (op) and what the callback does (cb). */
 enum { OP_CANCEL, OP_CANCEL_PERIODIC, OP_CANCEL_SYNC, OP_SHUTDOWN_THEN_ARM, OP_SHUTDOWN };
-enum { CB_PLAIN, CB_SYNC_ITSELF, CB_REARM };
+enum {
+    CB_PLAIN,
+    CB_SYNC_ITSELF, /* cancel_sync and shutdown_sync of its own timer */
+    CB_REARM,       /* arm its own timer 10 on */
+    CB_SLEEP,       /* sleep 10 (virtual), and count the ledger */
+    CB_REINIT,      /* free its timer; a new one at its address, armed; sleep 10 */
+    CB_LONG,        /* sleep 250 */
+    CB_JAVA         /* sleep 250, then arm itself 100 on: Java's fixed delay */
+};
 
 /* The scenarios' shared state: reset before every schedule. */
 static struct {
     struct svc s;
     struct tt *x, *y;
     int kind, loop_mode, op, cb;
-    int r, r2, started_at_return, finished_at_return;
-    int cb_r1, cb_r2;
+    int r2, ra[2], started_at_return, finished_at_return, cb_r1;
+    struct timer_service_result r, cr, cb_res1, cb_res2, re1, re3;
+    int re2;
+    long refs;              /* the ledger of issue 31's input */
+    int64_t at_return, seen_next, seen_all;
     pthread_mutex_t loop_mu;
     pthread_cond_t loop_cv;
     int loop_woken, loop_stop;
     uint64_t loop_wakeups;
-    pthread_t th[3];
+    pthread_t th[4];
 } V;
 
 static void main_sleep_until(int64_t when) /* a logical thread sleeps on the virtual clock */
 {
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-    tst_lock(&mu);
+    CHECK(sched_mine(), "main_sleep_until outside the scheduler");
+    tst_mlock(&mu);
     while (tst_clock() < when)
-        tst_sleep(&cv, &mu, when);
-    tst_unlock(&mu);
+        tst_msleep(&cv, &mu, when);
+    tst_munlock(&mu);
 }
 
 static void sched_cb(struct timer_service_timer *t, void *arg, const struct timer_service_fire *f)
 {
     struct tt *x = arg;
-    (void)t;
     CHECK(__atomic_fetch_add(&x->in_cb, 1, __ATOMIC_SEQ_CST) == 0,
           "two callbacks of one timer at once");
     CHECK(!__atomic_load_n(&x->quiet, __ATOMIC_SEQ_CST), "a callback after cancel_sync returned");
-    x->ran_at[x->started < 4 ? x->started : 3] = f->now;
+    x->ran_at[x->started < 8 ? x->started : 7] = f->now;
     x->started++;
     tst_point("callback");
-    if (V.cb == CB_SYNC_ITSELF && x == V.x) { /* refused: they would wait for themselves */
-        V.cb_r1 = s_cancel_sync(&V.s, t);
-        V.cb_r2 = s_shutdown_sync(&V.s, t);
-    } else if (V.cb == CB_REARM && x == V.x) {
+    if (x == V.x && V.cb == CB_SYNC_ITSELF) { /* refused: they would wait for themselves */
+        V.cb_res1 = s_cancel_sync(&V.s, t);
+        V.cb_res2 = s_shutdown_sync(&V.s, t);
+    } else if (x == V.x && V.cb == CB_REARM) {
         V.cb_r1 = s_arm(&V.s, t, f->now + 10);
+    } else if (x == V.x && V.cb == CB_SLEEP) {
+        if (f->next == TIMER_NEVER)
+            V.refs--; /* this run ends its arm */
+        main_sleep_until(f->now + 10);
+    } else if (x == V.x && V.cb == CB_REINIT) {
+        V.cb = CB_PLAIN;
+        tt_init(x, 0, sched_cb); /* x "freed"; a new timer at its address */
+        V.cb_r1 = s_arm(&V.s, t, f->now + 50);
+        main_sleep_until(f->now + 10);
+    } else if (x == V.x && (V.cb == CB_LONG || V.cb == CB_JAVA)) {
+        main_sleep_until(f->now + 250);
+        if (V.cb == CB_JAVA)
+            V.cb_r1 = s_arm(&V.s, t, tst_clock() + 100);
     }
     tst_point("callback");
     x->finished++;
     __atomic_fetch_sub(&x->in_cb, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Another logical thread runs fn(arg); this one waits until it is done. */
+static void in_thread(void *(*fn)(void *), void *arg)
+{
+    tst_thread_start(&V.th[0], fn, arg);
+    tst_thread_join(V.th[0]);
 }
 
 static void *canceller(void *arg)
@@ -1056,10 +1397,10 @@ static void loop_wake(void *arg, unsigned shard)
 {
     (void)arg;
     (void)shard;
-    tst_lock(&V.loop_mu);
+    tst_mlock(&V.loop_mu);
     V.loop_woken = 1;
-    tst_signal(&V.loop_cv);
-    tst_unlock(&V.loop_mu);
+    tst_mwake(&V.loop_cv);
+    tst_munlock(&V.loop_mu);
 }
 
 static void *event_loop(void *arg)
@@ -1069,31 +1410,32 @@ static void *event_loop(void *arg)
         int64_t next;
         s_run(&V.s, 0, tst_clock(), INT_MAX);
         next = s_next(&V.s);
-        tst_lock(&V.loop_mu);
+        tst_mlock(&V.loop_mu);
         if (V.loop_stop) {
-            tst_unlock(&V.loop_mu);
+            tst_munlock(&V.loop_mu);
             return NULL;
         }
         if (!V.loop_woken && next > tst_clock()) {
-            tst_sleep(&V.loop_cv, &V.loop_mu, next);
+            tst_msleep(&V.loop_cv, &V.loop_mu, next);
             V.loop_wakeups++;
         }
         V.loop_woken = 0;
-        tst_unlock(&V.loop_mu);
+        tst_munlock(&V.loop_mu);
     }
 }
 
-static uint64_t scenario_wakeups(void)
+static uint64_t scenario_stat(int which)
 {
     struct timer_service_stats st;
     uint64_t n;
-    if (!V.loop_mode) {
-        s_stats(&V.s, 0, &st);
+    s_stats(&V.s, 0, &st);
+    if (which == 1)
+        return st.wake_signals;
+    if (!V.loop_mode)
         return st.wakeups;
-    }
-    tst_lock(&V.loop_mu);
+    tst_mlock(&V.loop_mu);
     n = V.loop_wakeups;
-    tst_unlock(&V.loop_mu);
+    tst_munlock(&V.loop_mu);
     return n;
 }
 
@@ -1107,7 +1449,7 @@ static void scenario_begin(void)
     V.x = tt_new(0, sched_cb);
     V.y = tt_new(0, sched_cb);
     if (V.loop_mode)
-        tst_thread_start(&V.th[2], event_loop, NULL);
+        tst_thread_start(&V.th[3], event_loop, NULL);
     else
         CHECK(s_start(&V.s) == 0, "start");
 }
@@ -1116,11 +1458,11 @@ static void scenario_end(void)
 {
     struct timer_service_stats st;
     if (V.loop_mode) {
-        tst_lock(&V.loop_mu);
+        tst_mlock(&V.loop_mu);
         V.loop_stop = 1;
-        tst_signal(&V.loop_cv);
-        tst_unlock(&V.loop_mu);
-        tst_thread_join(V.th[2]);
+        tst_mwake(&V.loop_cv);
+        tst_munlock(&V.loop_mu);
+        tst_thread_join(V.th[3]);
     }
     CHECK(s_stats(&V.s, 0, &st) == 0 && st.wakeups_for_nothing == 0, "%llu wake-ups for nothing",
           (unsigned long long)st.wakeups_for_nothing);
@@ -1138,33 +1480,36 @@ static void *scenario_cancel(void *arg)
         CHECK(s_arm_periodic(&V.s, &V.x->t, 10, 10, TIMER_SERVICE_SKIP) == 0, "arm");
     else
         CHECK(s_arm(&V.s, &V.x->t, 10) == 0, "arm");
-    tst_thread_start(&V.th[0], canceller, NULL);
-    tst_thread_join(V.th[0]);
+    in_thread(canceller, NULL);
     main_sleep_until(100);   /* whatever may still run, runs */
+    CHECK(V.r.error == 0, "the cancel failed: %d", V.r.error);
     if (V.op == OP_CANCEL) { /* one-shot: exactly one of the two */
-        CHECK(V.r >= 0 && !(V.r & TIMER_SERVICE_STOPPED) == (V.x->started == 1),
-              "cancel gave %d and the "
-              "callback ran %d times",
-              V.r, V.x->started);
-        CHECK(!(V.r & TIMER_SERVICE_RUNNING) || V.started_at_return == 1,
-              "RUNNING, but no callback had started");
-        CHECK(V.r != 0 || V.finished_at_return == 1, "0 (idle), but the callback had not returned");
+        CHECK(!V.r.stopped == (V.x->started == 1),
+              "cancel gave %d and the callback ran %d times", RES(V.r), V.x->started);
+        CHECK(!V.r.running || V.started_at_return == 1, "running, but no callback had started");
+        CHECK(V.r.stopped || V.r.running || V.finished_at_return == 1,
+              "nothing (idle), but the callback had not returned");
     } else if (V.op == OP_CANCEL_PERIODIC) { /* the running one finishes; no later run */
-        CHECK((V.r & TIMER_SERVICE_STOPPED) && V.x->started == V.started_at_return,
-              "cancel of a periodic timer gave %d; %d runs at its return, %d in all", V.r,
+        CHECK(V.r.stopped && V.x->started == V.started_at_return,
+              "cancel of a periodic timer gave %d; %d runs at its return, %d in all", RES(V.r),
               V.started_at_return, V.x->started);
-        CHECK(!(V.r & TIMER_SERVICE_RUNNING) || V.started_at_return == 1,
-              "RUNNING, but no callback had started");
+        CHECK(!V.r.running || V.started_at_return == 1, "running, but no callback had started");
     } else { /* sync: nothing running at the return, nothing after */
-        CHECK(V.r >= 0 && V.started_at_return == V.finished_at_return &&
-                  V.x->started == V.started_at_return,
+        CHECK(V.started_at_return == V.finished_at_return && V.x->started == V.started_at_return,
               "%s gave %d: %d callbacks started at its return, %d finished, %d in all",
-              V.op == OP_CANCEL_SYNC ? "cancel_sync" : "shutdown_sync", V.r, V.started_at_return,
-              V.finished_at_return, V.x->started);
+              V.op == OP_CANCEL_SYNC ? "cancel_sync" : "shutdown_sync", RES(V.r),
+              V.started_at_return, V.finished_at_return, V.x->started);
         CHECK(V.op != OP_SHUTDOWN_THEN_ARM || V.r2 == -ESHUTDOWN, "arm after shutdown_sync gave %d",
               V.r2);
         CHECK(V.cb != CB_REARM || V.x->started == 0 || V.cb_r1 == 0 || V.cb_r1 == -ESHUTDOWN,
               "the callback's re-arm gave %d", V.cb_r1);
+        /* every arm that made it pending ended once: the arm at 10 and the
+         * callback's re-arm (if it returned 0) against the callback's one
+         * run and the one stopped */
+        CHECK(1 + (V.cb == CB_REARM && V.x->started == 1 && V.cb_r1 == 0) ==
+                  V.x->started + V.r.stopped,
+              "%d arms made it pending; %d callbacks and %d stopped", 1 + (V.cb_r1 == 0),
+              V.x->started, V.r.stopped);
     }
     scenario_end();
     return NULL;
@@ -1172,8 +1517,7 @@ static void *scenario_cancel(void *arg)
 
 static void *early_armer(void *arg)
 {
-    (void)arg;
-    V.r = s_arm(&V.s, &V.y->t, (int64_t)(intptr_t)arg);
+    V.ra[0] = s_arm(&V.s, &V.y->t, (int64_t)(intptr_t)arg);
     return NULL;
 }
 
@@ -1184,12 +1528,10 @@ static void *scenario_early_arm(void *arg)
     (void)arg;
     scenario_begin();
     CHECK(s_arm(&V.s, &V.x->t, 1000) == 0, "arm");
-    tst_thread_start(&V.th[0], early_armer, (void *)(intptr_t)10);
-    tst_thread_join(V.th[0]);
+    in_thread(early_armer, (void *)(intptr_t)10);
     main_sleep_until(2000);
-    CHECK(V.r == 0 && V.y->started == 1 && V.y->ran_at[0] == 10,
-          "the earlier timer ran %d times, at %lld (a lost "
-          "wake-up runs it at 1000)",
+    CHECK(V.ra[0] == 0 && V.y->started == 1 && V.y->ran_at[0] == 10,
+          "the earlier timer ran %d times, at %lld (a lost wake-up runs it at 1000)",
           V.y->started, (long long)V.y->ran_at[0]);
     CHECK(V.x->started == 1 && V.x->ran_at[0] == 1000, "the far timer");
     scenario_end();
@@ -1204,18 +1546,17 @@ static void *scenario_own_callback(void *arg)
     (void)arg;
     scenario_begin();
     CHECK(s_arm_periodic(&V.s, &V.x->t, 10, 10, TIMER_SERVICE_BURST) == 0, "arm");
-    tst_thread_start(&V.th[0], canceller, NULL);
-    tst_thread_join(V.th[0]);
+    in_thread(canceller, NULL);
     main_sleep_until(100);
-    CHECK(V.x->started == 0 || (V.cb_r1 == -EDEADLK && V.cb_r2 == -EDEADLK),
-          "from its own callback: "
-          "cancel_sync %d, shutdown_sync %d",
-          V.cb_r1, V.cb_r2);
-    CHECK(
-        V.r >= 0 && V.started_at_return == V.finished_at_return &&
-            V.x->started == V.started_at_return,
-        "cancel_sync from another thread gave %d; %d started, %d finished at its return, %d in all",
-        V.r, V.started_at_return, V.finished_at_return, V.x->started);
+    CHECK(V.x->started == 0 || (V.cb_res1.error == -EDEADLK && V.cb_res2.error == -EDEADLK &&
+                                !V.cb_res1.stopped && !V.cb_res1.running && !V.cb_res2.stopped),
+          "from its own callback: cancel_sync %d, shutdown_sync %d", RES(V.cb_res1),
+          RES(V.cb_res2));
+    CHECK(V.r.error == 0 && V.started_at_return == V.finished_at_return &&
+              V.x->started == V.started_at_return,
+          "cancel_sync from another thread gave %d; %d started, %d finished at its return, %d in "
+          "all",
+          RES(V.r), V.started_at_return, V.finished_at_return, V.x->started);
     scenario_end();
     return NULL;
 }
@@ -1229,16 +1570,15 @@ static void *scenario_wakeups_counted(void *arg)
     (void)arg;
     scenario_begin();
     main_sleep_until(hour);
-    w[0] = scenario_wakeups();
+    w[0] = scenario_stat(0);
     CHECK(s_arm(&V.s, &V.x->t, 3 * hour) == 0, "arm");
     main_sleep_until(hour + 1);
-    w[1] = scenario_wakeups();
+    w[1] = scenario_stat(0);
     main_sleep_until(2 * hour);
-    w[2] = scenario_wakeups();
-    tst_thread_start(&V.th[0], early_armer, (void *)(intptr_t)(2 * hour + 5));
-    tst_thread_join(V.th[0]);
+    w[2] = scenario_stat(0);
+    in_thread(early_armer, (void *)(intptr_t)(2 * hour + 5));
     main_sleep_until(2 * hour + 10);
-    w[3] = scenario_wakeups();
+    w[3] = scenario_stat(0);
     CHECK(w[0] == 0, "%llu wake-ups in an idle hour", (unsigned long long)w[0]);
     CHECK(w[1] <= 1 && w[2] == w[1],
           "a far timer: %llu wake-ups for its arm, %llu in the hour after",
@@ -1246,14 +1586,198 @@ static void *scenario_wakeups_counted(void *arg)
     CHECK(V.y->started == 1 && V.y->ran_at[0] == 2 * hour + 5 && w[3] - w[2] <= 2,
           "an earlier arm: ran %d times at %lld, %llu wake-ups", V.y->started,
           (long long)V.y->ran_at[0], (unsigned long long)(w[3] - w[2]));
-    CHECK(s_cancel(&V.s, &V.x->t) == TIMER_SERVICE_STOPPED, "cancel the far timer");
+    CHECK(s_cancel(&V.s, &V.x->t).stopped, "cancel the far timer");
     if (S.ntrace == 0 || S.nprefix == 0)
         printf("  wake-ups on a clock that jumps (%s, %s): %llu in an idle hour, %llu for a far "
-               "timer's arm, %llu "
-               "in the hour it waits, %llu for an earlier arm and its run\n",
+               "timer's arm, %llu in the hour it waits, %llu for an earlier arm and its run\n",
                kind_name[V.kind], V.loop_mode ? "a program's loop" : "the service's thread",
                (unsigned long long)w[0], (unsigned long long)w[1],
                (unsigned long long)(w[2] - w[1]), (unsigned long long)(w[3] - w[2]));
+    scenario_end();
+    return NULL;
+}
+
+/* The service's thread is signalled only for an arm earlier than the time
+ * it wakes by itself, by more than the slack: an arm after the earliest
+ * timer was cancelled (the deadline went up, the thread still sleeps until
+ * the old one) does not signal, nor one within the slack of a far wake-up;
+ * both run on time, the second within its slack. */
+static void *scenario_wake_later(void *arg)
+{
+    const int64_t hour = 3600 * 1000 * MS;
+    uint64_t sig[4];
+    (void)arg;
+    scenario_begin();
+    CHECK(s_arm(&V.s, &V.x->t, 1000) == 0, "arm");
+    main_sleep_until(500);
+    sig[0] = scenario_stat(1);
+    CHECK(s_cancel(&V.s, &V.x->t).stopped, "cancel");
+    CHECK(s_arm(&V.s, &V.y->t, 1500) == 0, "arm");
+    sig[1] = scenario_stat(1);
+    main_sleep_until(2000);
+    CHECK(V.y->started == 1 && V.y->ran_at[0] == 1500, "the later arm ran at %lld",
+          (long long)V.y->ran_at[0]);
+    CHECK(s_arm(&V.s, &V.x->t, 3 * hour) == 0, "arm");
+    main_sleep_until(hour);
+    sig[2] = scenario_stat(1);
+    CHECK(s_arm(&V.s, &V.y->t, 3 * hour - MS) == 0, "arm"); /* 1 ms early: in a 100 ms slack */
+    sig[3] = scenario_stat(1);
+    main_sleep_until(3 * hour + 1);
+    CHECK(sig[1] == sig[0], "an arm after the sleeper's own wake-up: %llu signals",
+          (unsigned long long)(sig[1] - sig[0]));
+    CHECK(sig[3] == sig[2], "an arm within the slack of a far wake-up: %llu signals",
+          (unsigned long long)(sig[3] - sig[2]));
+    CHECK(V.y->started == 2 && V.y->ran_at[1] == 3 * hour && V.x->started == 1 &&
+              V.x->ran_at[0] == 3 * hour,
+          "the arm within the slack ran at %lld, %lld ns late", (long long)V.y->ran_at[1],
+          (long long)(V.y->ran_at[1] - (3 * hour - MS)));
+    scenario_end();
+    return NULL;
+}
+
+/* Issue 31's input, counted by a ledger of what the callers see: a one-shot
+ * timer's callback runs (and sleeps); thread A arms it (0: pending again);
+ * thread C calls cancel_sync, which waits; thread B arms it again. Each arm
+ * that returned 0 takes a reference, the callback gives one back when its
+ * run ends its arm, each stopped result gives one back. */
+/* who 0 is A (arms at 12), 1 is C (cancel_sync at 13), 2 is B (arms at 14) */
+static void *issue_thread(void *arg)
+{
+    int who = (int)(intptr_t)arg;
+    main_sleep_until(12 + who);
+    if (who == 1) {
+        V.cr = s_cancel_sync(&V.s, &V.x->t);
+        V.at_return = tst_clock();
+        if (V.cr.stopped)
+            V.refs--;
+    } else {
+        V.ra[who / 2] = s_arm(&V.s, &V.x->t, 15 + who / 2);
+        if (V.ra[who / 2] == 0)
+            V.refs++;
+    }
+    return NULL;
+}
+
+static void *scenario_issue31(void *arg)
+{
+    struct timer_service_result r;
+    int i;
+    (void)arg;
+    scenario_begin();
+    CHECK(s_arm(&V.s, &V.x->t, 10) == 0, "arm");
+    V.refs = 1;
+    for (i = 0; i < 3; i++)
+        tst_thread_start(&V.th[i], issue_thread, (void *)(intptr_t)i);
+    for (i = 0; i < 3; i++)
+        tst_thread_join(V.th[i]);
+    main_sleep_until(100);
+    r = s_cancel_sync(&V.s, &V.x->t);
+    CHECK(r.error == 0, "cancel_sync");
+    if (r.stopped)
+        V.refs--;
+    CHECK(V.refs == 0,
+          "the ledger is off by %ld: A's arm %d, C's cancel_sync %d (at %lld), B's arm %d, %d "
+          "callbacks, the last cancel_sync %d",
+          V.refs, V.ra[0], RES(V.cr), (long long)V.at_return, V.ra[1], V.x->started, RES(r));
+    if (S.nprefix == 0) { /* the issue's order, exactly */
+        CHECK(V.ra[0] == 0 && V.ra[1] == 1 && V.cr.running && V.cr.stopped &&
+                  V.at_return == 20 && V.x->started == 1,
+              "issue 31's order: A %d, C %d at %lld, B %d, %d runs", V.ra[0], RES(V.cr),
+              (long long)V.at_return, V.ra[1], V.x->started);
+        if (V.kind == 0 && !V.loop_mode)
+            printf("  issue 31's input: A's arm 0, C's cancel_sync running + stopped at the "
+                   "callback's return, B's arm 1 (A's run still pending): 2 references taken, 1 "
+                   "callback + 1 stopped\n");
+    }
+    scenario_end();
+    return NULL;
+}
+
+/* "Running" names a run: the callback frees its timer and a new one comes to
+ * the same address (armed from the callback), while the callback still runs.
+ * Another thread's cancel of the new timer says stopped, not running, and its
+ * cancel_sync returns at once (at 12, not when the old callback returns). */
+static void *reinit_d(void *arg)
+{
+    (void)arg;
+    main_sleep_until(12);
+    V.re1 = s_cancel(&V.s, &V.x->t);
+    V.re2 = s_arm(&V.s, &V.x->t, 60);
+    V.re3 = s_cancel_sync(&V.s, &V.x->t);
+    V.at_return = tst_clock();
+    return NULL;
+}
+
+static void *scenario_reinit(void *arg)
+{
+    (void)arg;
+    scenario_begin();
+    CHECK(s_arm(&V.s, &V.x->t, 10) == 0, "arm");
+    in_thread(reinit_d, NULL);
+    main_sleep_until(100);
+    CHECK(V.x->started == 1 && V.cb_r1 == 0, "the old timer's one run, the new one's arm %d",
+          V.cb_r1);
+    CHECK(res_is(V.re1, 0, true, false) && V.re2 == 0 && res_is(V.re3, 0, true, false) &&
+              V.at_return == 12,
+          "the new timer at the old one's address: cancel %d, arm %d, cancel_sync %d at %lld",
+          RES(V.re1), V.re2, RES(V.re3), (long long)V.at_return);
+    scenario_end();
+    return NULL;
+}
+
+/* The deadline a lock-free reader sees while a periodic callback runs: the
+ * next tick's, armed before the callback. */
+static void *reader(void *arg)
+{
+    (void)arg;
+    main_sleep_until(15);
+    V.seen_next = s_shard_next(&V.s, 0);
+    V.seen_all = s_next(&V.s);
+    return NULL;
+}
+
+static void *scenario_deadline(void *arg)
+{
+    (void)arg;
+    scenario_begin();
+    CHECK(s_arm_periodic(&V.s, &V.x->t, 10, 100, TIMER_SERVICE_SKIP) == 0, "arm");
+    in_thread(reader, NULL);
+    V.r = s_cancel_sync(&V.s, &V.x->t);
+    CHECK(V.seen_next == 110 && V.seen_all == 110,
+          "the deadline read while the periodic callback ran: %lld, not 110",
+          (long long)V.seen_next);
+    CHECK(V.r.stopped && V.x->started == 1, "cancel_sync: %d, %d runs", RES(V.r), V.x->started);
+    scenario_end();
+    return NULL;
+}
+
+/* DELAY: a period from when the run was found due (libuv's repeat), so a
+ * 250 callback of a 100 period starts every 250; Java's fixed delay (a
+ * period from the callback's return) is a one-shot timer that arms itself
+ * at the callback's end: every 350. */
+static void *scenario_delay(void *arg)
+{
+    (void)arg;
+    scenario_begin();
+    V.cb = CB_LONG;
+    CHECK(s_arm_periodic(&V.s, &V.x->t, 10, 100, TIMER_SERVICE_DELAY) == 0, "arm");
+    main_sleep_until(600);
+    V.r = s_cancel_sync(&V.s, &V.x->t); /* the third run: 510 to 760 */
+    CHECK(V.x->started == 3 && V.x->ran_at[0] == 10 && V.x->ran_at[1] == 260 &&
+              V.x->ran_at[2] == 510 && V.r.running && V.r.stopped,
+          "DELAY: %d runs at %lld, %lld, %lld; cancel_sync %d", V.x->started,
+          (long long)V.x->ran_at[0], (long long)V.x->ran_at[1], (long long)V.x->ran_at[2],
+          RES(V.r));
+    V.x->started = 0;
+    V.cb = CB_JAVA;
+    CHECK(s_arm(&V.s, &V.x->t, 1000) == 0, "arm");
+    main_sleep_until(1800);
+    V.r = s_cancel_sync(&V.s, &V.x->t); /* the third run: 1700 to 1950, then its re-arm */
+    CHECK(V.x->started == 3 && V.x->ran_at[0] == 1000 && V.x->ran_at[1] == 1350 &&
+              V.x->ran_at[2] == 1700 && V.r.running && V.r.stopped,
+          "Java's fixed delay: %d runs at %lld, %lld, %lld; cancel_sync %d", V.x->started,
+          (long long)V.x->ran_at[0], (long long)V.x->ran_at[1], (long long)V.x->ran_at[2],
+          RES(V.r));
     scenario_end();
     return NULL;
 }
@@ -1262,6 +1786,7 @@ struct scenario {
     const char *name;
     void *(*fn)(void *);
     int op, cb;
+    int modes; /* 1: the service's threads, 2: a program's loop */
 };
 
 /* Prefixes still to run, as a stack of byte strings each followed by its length. */
@@ -1343,15 +1868,25 @@ static long explore(const struct scenario *sc, int kind, int loop_mode, int boun
 static void part_sched(int bound)
 {
     static const struct scenario scenarios[] = {
-        {"cancel against fire", scenario_cancel, OP_CANCEL, CB_PLAIN},
-        {"cancel_sync against fire", scenario_cancel, OP_CANCEL_SYNC, CB_PLAIN},
-        {"shutdown_sync against fire, then arm", scenario_cancel, OP_SHUTDOWN_THEN_ARM, CB_PLAIN},
-        {"shutdown_sync against a callback that re-arms", scenario_cancel, OP_SHUTDOWN, CB_REARM},
-        {"cancel of a running periodic timer", scenario_cancel, OP_CANCEL_PERIODIC, CB_PLAIN},
-        {"an earlier arm while the owner goes to sleep", scenario_early_arm, 0, CB_PLAIN},
+        {"cancel against fire", scenario_cancel, OP_CANCEL, CB_PLAIN, 3},
+        {"cancel_sync against fire", scenario_cancel, OP_CANCEL_SYNC, CB_PLAIN, 3},
+        {"shutdown_sync against fire, then arm", scenario_cancel, OP_SHUTDOWN_THEN_ARM, CB_PLAIN,
+         3},
+        {"shutdown_sync against a callback that re-arms", scenario_cancel, OP_SHUTDOWN, CB_REARM,
+         3},
+        {"cancel of a running periodic timer", scenario_cancel, OP_CANCEL_PERIODIC, CB_PLAIN, 3},
+        {"an earlier arm while the owner goes to sleep", scenario_early_arm, 0, CB_PLAIN, 3},
         {"cancel_sync from the callback itself", scenario_own_callback, OP_CANCEL_SYNC,
-         CB_SYNC_ITSELF},
-        {"wake-ups: idle, far timers, an earlier arm", scenario_wakeups_counted, 0, CB_PLAIN},
+         CB_SYNC_ITSELF, 3},
+        {"wake-ups: idle, far timers, an earlier arm", scenario_wakeups_counted, 0, CB_PLAIN, 3},
+        {"wake-ups: an arm after the sleeper's own wake-up, one within the slack",
+         scenario_wake_later, 0, CB_PLAIN, 1},
+        {"issue 31's input: arms and a cancel_sync around a running callback", scenario_issue31,
+         0, CB_SLEEP, 3},
+        {"a timer freed by its callback, a new one at its address", scenario_reinit, 0, CB_REINIT,
+         3},
+        {"the deadline read while a periodic callback runs", scenario_deadline, 0, CB_SLEEP, 3},
+        {"DELAY against Java's fixed delay", scenario_delay, 0, CB_LONG, 3},
     };
     size_t i;
     int loop_mode, kind;
@@ -1359,26 +1894,23 @@ static void part_sched(int bound)
         long runs[2] = {0, 0};
         for (loop_mode = 0; loop_mode < 2; loop_mode++)
             for (kind = 0; kind < 3; kind++) /* one kind each; every kind from bound 3 */
-                if (kind == (int)(i % 3) || bound >= 3)
+                if ((kind == (int)(i % 3) || bound >= 3) && (scenarios[i].modes >> loop_mode & 1))
                     runs[loop_mode] += explore(&scenarios[i], kind, loop_mode, bound);
         printf("  sched, %s: %ld schedules with the service's threads, %ld with a program's loop "
-               "(up to %d "
-               "preemptions)\n",
+               "(up to %d preemptions)\n",
                scenarios[i].name, runs[0], runs[1], bound);
     }
 }
 
 /* ---- part stress: the ledger ------------------------------------------------- */
 
-enum { TOK_FREE, TOK_ISSUED, TOK_FIRED, TOK_MOVED, TOK_CANCELLED };
-#define TOKENS 1024
-
+/* A timer that workers share: any of them may arm or cancel it at once
+ * (each under the slot's read lock); only a retirement, which frees it,
+ * takes the write lock. Callbacks take the read lock with trylock only, so
+ * that a retirement waiting in shutdown_sync never waits on them. */
 struct slot {
-    pthread_mutex_t mu;
-    struct tt *cur;
-    unsigned next_tok;
-    int last_tok;              /* the one-shot arm whose run is pending, or -1 */
-    unsigned char tok[TOKENS]; /* atomic */
+    pthread_rwlock_t rw;
+    struct tt *x;
 };
 
 static struct {
@@ -1387,9 +1919,10 @@ static struct {
     int nslots;
     unsigned shards;
     uint64_t seed;
-    long issued, fired, moved, cancelled, freed, periodic; /* atomic */
-    long hit_running,
-        waited; /* cancels that found the callback running; cancel_syncs that waited */
+    /* what the callers saw (atomic): arms that returned 0 and 1, callbacks
+     * that ended an arm, stopped results, results that said running,
+     * timers retired, handed back by destroy */
+    long armed, moved, ended, stopped, running, retired, left, periodic;
     /* the loops of MODE loop, one per shard */
     pthread_mutex_t mu[MAX_SHARDS];
     pthread_cond_t cv[MAX_SHARDS];
@@ -1397,50 +1930,30 @@ static struct {
     pthread_t drivers[MAX_SHARDS];
 } X;
 
-static void tok_consume(struct slot *sl, int tok, int how)
+static void ledger_add(struct tt *x, long d, long *counter)
 {
-    unsigned char want = TOK_ISSUED;
-    CHECK(__atomic_compare_exchange_n(&sl->tok[tok], &want, (unsigned char)how, false,
-                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST),
-          "token %d of slot %ld consumed twice (state %d, now by %d)", tok, (long)(sl - X.slots),
-          want, how);
-    __atomic_fetch_add(how == TOK_FIRED   ? &X.fired
-                       : how == TOK_MOVED ? &X.moved
-                                          : &X.cancelled,
-                       1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&x->refs, d, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
-/* A one-shot arm with a fresh token in its expiry's low bits (slot lock held). */
-static int ledger_arm(struct slot *sl, struct tt *x, int64_t delay)
+/* An arm's result: a reference when it made the timer pending. */
+static void ledger_armed(struct tt *x, int r, const char *what)
 {
-    int tok = (int)(sl->next_tok++ % TOKENS), r;
-    int64_t expire = ((timer_service_now() + delay + TOKENS) & ~(int64_t)(TOKENS - 1)) | tok;
-    CHECK(__atomic_load_n(&sl->tok[tok], __ATOMIC_SEQ_CST) != TOK_ISSUED, "token %d still out",
-          tok);
-    __atomic_store_n(&sl->tok[tok], TOK_ISSUED, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&x->quiet, 0, __ATOMIC_SEQ_CST);
-    r = s_arm(&X.s, &x->t, expire);
-    if (r < 0) {
-        __atomic_store_n(&sl->tok[tok], TOK_FREE, __ATOMIC_SEQ_CST);
-        return r;
-    }
-    __atomic_fetch_add(&X.issued, 1, __ATOMIC_RELAXED);
-    if (r == 1 && sl->last_tok >= 0)
-        tok_consume(sl, sl->last_tok, TOK_MOVED);
-    sl->last_tok = tok;
-    return r;
+    CHECK(r == 0 || r == 1, "timer %u: %s gave %d", x->id, what, r);
+    if (r == 0)
+        ledger_add(x, 1, &X.armed);
+    else
+        __atomic_fetch_add(&X.moved, 1, __ATOMIC_RELAXED);
 }
 
-/* After a cancel's result (slot lock held): a stopped one-shot run's token. */
-static void ledger_cancelled(struct slot *sl, int r)
+/* A cancel's result: a reference back when it stopped a run. */
+static void ledger_cancelled(struct tt *x, struct timer_service_result r)
 {
-    CHECK(r >= 0, "cancel gave %d", r);
-    if (r & TIMER_SERVICE_RUNNING)
-        __atomic_fetch_add(&X.hit_running, 1, __ATOMIC_RELAXED);
-    if ((r & TIMER_SERVICE_STOPPED) && sl->last_tok >= 0)
-        tok_consume(sl, sl->last_tok, TOK_CANCELLED);
-    if (r & TIMER_SERVICE_STOPPED)
-        sl->last_tok = -1;
+    CHECK(r.error == 0, "timer %u: a cancel gave %d", x->id, r.error);
+    if (r.stopped)
+        ledger_add(x, -1, &X.stopped);
+    if (r.running)
+        __atomic_fetch_add(&X.running, 1, __ATOMIC_RELAXED);
 }
 
 static __thread uint64_t cb_rng;
@@ -1451,11 +1964,11 @@ static void stress_cb(struct timer_service_timer *t, void *arg, const struct tim
     struct slot *sl = x->slot;
     CHECK(__atomic_fetch_add(&x->in_cb, 1, __ATOMIC_SEQ_CST) == 0,
           "two callbacks of timer %u at once", x->id);
-    CHECK(!__atomic_load_n(&x->quiet, __ATOMIC_SEQ_CST),
-          "timer %u: a callback after cancel_sync returned", x->id);
+    CHECK(!__atomic_load_n(&x->quiet, __ATOMIC_SEQ_CST), "timer %u: a callback after it retired",
+          x->id);
     CHECK(f->now >= f->expire && timer_service_now() >= f->expire, "timer %u ran early", x->id);
-    if (f->period == 0)
-        tok_consume(sl, (int)(f->expire & (TOKENS - 1)), TOK_FIRED);
+    if (f->next == TIMER_NEVER)
+        ledger_add(x, -1, &X.ended); /* this run ends its arm */
     if (cb_rng == 0)
         cb_rng = X.seed ^ (uint64_t)tst_tid * UINT64_C(0x9E3779B97F4A7C15);
     if (rnd(&cb_rng) % 4 == 0) { /* a longer callback: cancels find it running */
@@ -1463,84 +1976,79 @@ static void stress_cb(struct timer_service_timer *t, void *arg, const struct tim
         for (spin = 0; spin < 3000; spin++)
             ;
     }
-    if (rnd(&cb_rng) % 4 == 0 && pthread_mutex_trylock(&sl->mu) == 0) {
-        if (sl->cur == x) {
-            int r;
-            switch (rnd(&cb_rng) % 4) {
+    if (rnd(&cb_rng) % 4 == 0 && pthread_rwlock_tryrdlock(&sl->rw) == 0) {
+        if (sl->x == x) {
+            struct timer_service_result r;
+            int64_t d;
+            switch (rnd(&cb_rng) % 3) {
             case 0:
-                r = ledger_arm(sl, x, (int64_t)(rnd(&cb_rng) % 100000));
-                CHECK(r >= 0 || r == -ESHUTDOWN, "arm from the callback gave %d", r);
+                d = (int64_t)(rnd(&cb_rng) % 50000);
+                ledger_armed(x, s_arm(&X.s, t, timer_service_now() + d), "arm from the callback");
                 break;
             case 1:
                 r = s_cancel(&X.s, t);
-                CHECK(!(r & TIMER_SERVICE_RUNNING), "cancel from its own callback says RUNNING");
-                ledger_cancelled(sl, r);
-                break;
-            case 2:
-                CHECK(s_cancel_sync(&X.s, t) == -EDEADLK, "cancel_sync from its own callback");
+                CHECK(!r.running, "cancel from its own callback says running");
+                ledger_cancelled(x, r);
                 break;
             default:
-                CHECK(s_shutdown_sync(&X.s, t) == -EDEADLK, "shutdown_sync from its own callback");
+                r = s_cancel_sync(&X.s, t);
+                CHECK(r.error == -EDEADLK && !r.stopped && !r.running,
+                      "cancel_sync from its own callback gave %d", RES(r));
                 break;
             }
         }
-        pthread_mutex_unlock(&sl->mu);
+        pthread_rwlock_unlock(&sl->rw);
     }
     __atomic_fetch_sub(&x->in_cb, 1, __ATOMIC_SEQ_CST);
 }
 
-/* The timer is the caller's: freed at once (ASan reports any later touch). */
-static void ledger_free(struct slot *sl)
+static struct tt *slot_new_timer(struct slot *sl, uint64_t *rng)
 {
-    struct tt *x = sl->cur;
-    CHECK(__atomic_load_n(&x->in_cb, __ATOMIC_SEQ_CST) == 0,
-          "timer %u: its callback runs after a *_sync", x->id);
-    sl->cur = NULL;
-    sl->last_tok = -1;
+    struct tt *x = tt_new((unsigned)(rnd(rng) % X.shards), stress_cb);
+    x->slot = sl;
+    return x;
+}
+
+/* The slot's timer is the caller's alone (write lock): shut it down; then
+ * every arm it ever made pending has ended, and it is freed at once (ASan
+ * reports any later touch). */
+static void ledger_retire(struct slot *sl, uint64_t *rng)
+{
+    struct tt *x = sl->x;
+    ledger_cancelled(x, s_shutdown_sync(&X.s, &x->t));
+    __atomic_store_n(&x->quiet, 1, __ATOMIC_SEQ_CST);
+    CHECK(__atomic_load_n(&x->in_cb, __ATOMIC_SEQ_CST) == 0 && !timer_service_pending(&x->t),
+          "timer %u: running or pending after shutdown_sync", x->id);
+    CHECK(s_arm(&X.s, &x->t, 1) == -ESHUTDOWN && !s_cancel(&X.s, &x->t).stopped,
+          "timer %u: after shutdown_sync", x->id);
+    CHECK(__atomic_load_n(&x->refs, __ATOMIC_SEQ_CST) == 0,
+          "timer %u retired with %ld references: an arm ended %s", x->id, x->refs,
+          x->refs > 0 ? "never (a stopped folded into another, or lost)" : "twice");
     free(x);
-    __atomic_fetch_add(&X.freed, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&X.retired, 1, __ATOMIC_RELAXED);
+    sl->x = rng != NULL ? slot_new_timer(sl, rng) : NULL;
 }
 
 static void ledger_op(struct slot *sl, uint64_t *rng)
 {
-    struct tt *x;
-    int r, op = (int)(rnd(rng) % 100);
-    if (sl->cur == NULL) {
-        sl->cur = x = tt_new((unsigned)(rnd(rng) % X.shards), stress_cb);
-        x->slot = sl;
-    }
-    x = sl->cur;
+    struct tt *x = sl->x;
+    int64_t now = timer_service_now(), d = rnd(rng) % 4 == 0 ? 0 : (int64_t)(rnd(rng) % 100000);
+    int op = (int)(rnd(rng) % 100);
     if (op < 40) { /* a quarter due at once, the rest within 100 us */
-        r = ledger_arm(sl, x, rnd(rng) % 4 == 0 ? 0 : (int64_t)(rnd(rng) % 100000));
-        CHECK(r == 0 || r == 1, "arm gave %d", r);
-    } else if (op < 45) {
+        ledger_armed(x, s_arm(&X.s, &x->t, now + d), "arm");
+    } else if (op < 48) {
+        ledger_armed(x, s_arm_range(&X.s, &x->t, now + d, now + d + 20000), "arm_range");
+    } else if (op < 52) {
         int64_t period = 20000 + (int64_t)(rnd(rng) % 100000);
-        __atomic_store_n(&x->quiet, 0, __ATOMIC_SEQ_CST);
-        r = s_arm_periodic(&X.s, &x->t, timer_service_now() + period, period,
-                           (enum timer_service_policy)(rnd(rng) % 3));
-        CHECK(r == 0 || r == 1, "arm_periodic gave %d", r);
-        if (r == 1 && sl->last_tok >= 0)
-            tok_consume(sl, sl->last_tok, TOK_MOVED);
-        sl->last_tok = -1;
+        ledger_armed(x,
+                     s_arm_periodic(&X.s, &x->t, now + period, period,
+                                    (enum timer_service_policy)(rnd(rng) % 3)),
+                     "arm_periodic");
         __atomic_fetch_add(&X.periodic, 1, __ATOMIC_RELAXED);
-    } else if (op < 70) {
-        ledger_cancelled(sl, s_cancel(&X.s, &x->t));
-    } else if (op < 90) {
-        r = s_cancel_sync(&X.s, &x->t);
-        if (r > 0 && (r & TIMER_SERVICE_RUNNING))
-            __atomic_fetch_add(&X.waited, 1, __ATOMIC_RELAXED);
-        ledger_cancelled(sl, r);
-        CHECK(!timer_service_pending(&x->t) && x->in_cb == 0,
-              "after cancel_sync: pending or running");
-        __atomic_store_n(&x->quiet, 1, __ATOMIC_SEQ_CST);
-        if (op < 80)
-            ledger_free(sl);
+    } else if (op < 76) {
+        ledger_cancelled(x, s_cancel(&X.s, &x->t));
     } else {
-        ledger_cancelled(sl, s_shutdown_sync(&X.s, &x->t));
-        __atomic_store_n(&x->quiet, 1, __ATOMIC_SEQ_CST);
-        CHECK(s_arm(&X.s, &x->t, 1) == -ESHUTDOWN && s_cancel(&X.s, &x->t) == 0,
-              "after shutdown_sync");
-        ledger_free(sl);
+        ledger_cancelled(x, s_cancel_sync(&X.s, &x->t));
     }
 }
 
@@ -1557,10 +2065,14 @@ static void *worker_main(void *arg)
     tst_tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
     for (i = 0; i < w->ops; i++) {
         struct slot *sl = &X.slots[rnd(&w->rng) % (uint64_t)X.nslots];
-        if (pthread_mutex_trylock(&sl->mu) != 0)
-            continue; /* another worker (or a callback) has it */
-        ledger_op(sl, &w->rng);
-        pthread_mutex_unlock(&sl->mu);
+        if (rnd(&w->rng) % 64 == 0) {
+            CHECK(pthread_rwlock_wrlock(&sl->rw) == 0, "wrlock");
+            ledger_retire(sl, &w->rng);
+        } else {
+            CHECK(pthread_rwlock_rdlock(&sl->rw) == 0, "rdlock");
+            ledger_op(sl, &w->rng);
+        }
+        pthread_rwlock_unlock(&sl->rw);
         if (rnd(&w->rng) % 2 == 0) { /* a pause: timers come due between the calls */
             volatile int spin;
             for (spin = 0; spin < 2000; spin++)
@@ -1593,40 +2105,56 @@ static void *driver_main(void *arg)
         next = s_shard_next(&X.s, shard);
         pthread_mutex_lock(&X.mu[shard]);
         if (!X.woken[shard] && !__atomic_load_n(&X.stop, __ATOMIC_SEQ_CST) &&
-            next > timer_service_now())
-            timer_service_sleep_(&X.cv[shard], &X.mu[shard], next);
+            next > timer_service_now()) {
+            struct timespec ts;
+            ts.tv_sec = (time_t)(next / 1000000000);
+            ts.tv_nsec = (long)(next % 1000000000);
+            pthread_cond_timedwait(&X.cv[shard], &X.mu[shard], &ts);
+        }
         X.woken[shard] = 0;
     }
     pthread_mutex_unlock(&X.mu[shard]);
     return NULL;
 }
 
+/* destroy hands back what is still pending: the reference goes back. */
+static void stress_left(struct timer_service_timer *t, void *arg)
+{
+    struct tt *x = arg;
+    CHECK(t == &x->t && !timer_service_pending(t), "left: not idle");
+    ledger_add(x, -1, &X.left);
+}
+
 static void stress_one(int kind, unsigned shards, int workers, long ops, int loop_mode)
 {
     struct timer_service_options o;
     struct worker *w = calloc((size_t)workers, sizeof *w);
+    struct timer_service_stats st;
+    uint64_t wakeups = 0, for_nothing = 0, callbacks = 0, wake_calls = 0, handoffs = 0, sleeps = 0;
+    uint64_t rng = seed * UINT64_C(0x9E3779B97F4A7C15) + 12345;
+    long fires;
+    size_t left;
     unsigned i;
     int k;
-    long fires, outstanding = 0;
-    uint64_t wakeups = 0, for_nothing = 0, callbacks = 0, wake_calls = 0;
 
     memset(&o, 0, sizeof o);
     memset(&X, 0, sizeof X);
     o.shards = shards;
+    o.left = stress_left;
     if (loop_mode)
         o.wake = driver_wake;
     X.shards = shards;
     X.seed = seed;
-    X.nslots = workers * 6;
+    X.nslots = workers + 2; /* few timers: several threads on one at once */
     X.slots = calloc((size_t)X.nslots, sizeof *X.slots);
     CHECK(w != NULL && X.slots != NULL, "out of memory");
-    for (k = 0; k < X.nslots; k++) {
-        pthread_mutex_init(&X.slots[k].mu, NULL);
-        X.slots[k].last_tok = -1;
-    }
     logs_reset();
     logging = 1;
     CHECK(s_init(&X.s, kind, &o) == 0, "init");
+    for (k = 0; k < X.nslots; k++) {
+        pthread_rwlock_init(&X.slots[k].rw, NULL);
+        X.slots[k].x = slot_new_timer(&X.slots[k], &rng);
+    }
     if (loop_mode) {
         for (i = 0; i < shards; i++) {
             pthread_condattr_t attr;
@@ -1648,16 +2176,13 @@ static void stress_one(int kind, unsigned shards, int workers, long ops, int loo
     }
     for (k = 0; k < workers; k++)
         pthread_join(w[k].th, NULL);
-    /* the end: every timer shut down and freed; then no token may be out */
-    for (k = 0; k < X.nslots; k++) {
-        struct slot *sl = &X.slots[k];
-        pthread_mutex_lock(&sl->mu);
-        if (sl->cur != NULL) {
-            ledger_cancelled(sl, s_shutdown_sync(&X.s, &sl->cur->t));
-            ledger_free(sl);
-        }
-        pthread_mutex_unlock(&sl->mu);
+    /* the end: half the timers retired, the other half left to destroy */
+    for (k = 0; k < X.nslots; k += 2) { /* callbacks may still take a read lock */
+        CHECK(pthread_rwlock_wrlock(&X.slots[k].rw) == 0, "wrlock");
+        ledger_retire(&X.slots[k], NULL);
+        pthread_rwlock_unlock(&X.slots[k].rw);
     }
+    s_stop(&X.s); /* no callback from here on: the counts below hold still */
     if (loop_mode) {
         for (i = 0; i < shards; i++) {
             pthread_mutex_lock(&X.mu[i]);
@@ -1672,41 +2197,41 @@ static void stress_one(int kind, unsigned shards, int workers, long ops, int loo
         }
     }
     for (i = 0; i < shards; i++) {
-        struct timer_service_stats st;
         s_stats(&X.s, i, &st);
         wakeups += st.wakeups;
         for_nothing += st.wakeups_for_nothing;
         callbacks += st.callbacks;
         wake_calls += st.wake_calls;
+        handoffs += st.handoffs;
+        sleeps += st.lock_sleeps;
     }
-    s_destroy(&X.s);
+    left = s_destroy(&X.s); /* stops the threads, hands the pending back */
     logging = 0;
-    for (k = 0; k < X.nslots; k++) {
-        int j;
-        for (j = 0; j < TOKENS; j++)
-            outstanding += X.slots[k].tok[j] == TOK_ISSUED;
-        pthread_mutex_destroy(&X.slots[k].mu);
+    CHECK((long)left == X.left, "destroy said %zu, handed back %ld", left, X.left);
+    for (k = 1; k < X.nslots; k += 2) {
+        struct tt *x = X.slots[k].x;
+        CHECK(x->refs == 0, "timer %u at the end with %ld references", x->id, x->refs);
+        free(x);
     }
-    CHECK(outstanding == 0, "%ld tokens neither fired nor cancelled", outstanding);
-    CHECK(X.issued == X.fired + X.moved + X.cancelled,
-          "ledger: %ld issued, %ld fired + %ld moved + %ld "
-          "cancelled",
-          X.issued, X.fired, X.moved, X.cancelled);
+    for (k = 0; k < X.nslots; k++)
+        pthread_rwlock_destroy(&X.slots[k].rw);
+    CHECK(X.armed == X.ended + X.stopped + X.left,
+          "ledger: %ld arms made a timer pending, %ld ended in a callback + %ld stopped + %ld "
+          "handed back",
+          X.armed, X.ended, X.stopped, X.left);
     fires = model_check_all(shards);
     CHECK((uint64_t)fires == callbacks, "the model saw %ld fires, the service counted %llu", fires,
           (unsigned long long)callbacks);
     CHECK(for_nothing == 0, "%llu wake-ups for nothing", (unsigned long long)for_nothing);
-    printf("  stress, %s, %u shard%s, %d threads x %ld ops, callbacks run by %s: %ld one-shot arms "
-           "= %ld fired "
-           "+ %ld moved + %ld cancelled; %ld periodic arms, %ld timers freed after *_sync; %ld "
-           "callbacks, all "
-           "replayed against the model; %ld cancels found the callback running, %ld cancel_syncs "
-           "waited; %llu "
-           "%s\n",
-           kind_name[kind], shards, shards == 1 ? "" : "s", workers, ops,
-           loop_mode ? "loops" : "the service's threads", X.issued, X.fired, X.moved, X.cancelled,
-           X.periodic, X.freed, fires, X.hit_running, X.waited,
-           (unsigned long long)(loop_mode ? wake_calls : wakeups),
+    printf("  stress, %s, %u shard%s, %d threads x %ld ops on %d shared timers, callbacks run by "
+           "%s: %ld arms made one pending = %ld runs that ended one + %ld stopped + %ld handed "
+           "back by destroy (%ld arms found one pending; %ld periodic); %ld results said "
+           "running, %llu re-arms handed to a waiting cancel_sync; %ld timers retired and "
+           "freed; %ld callbacks replayed against the model; %llu lock sleeps; %llu %s\n",
+           kind_name[kind], shards, shards == 1 ? "" : "s", workers, ops, X.nslots,
+           loop_mode ? "loops" : "the service's threads", X.armed, X.ended, X.stopped, X.left,
+           X.moved, X.periodic, X.running, (unsigned long long)handoffs, X.retired, fires,
+           (unsigned long long)sleeps, (unsigned long long)(loop_mode ? wake_calls : wakeups),
            loop_mode ? "wake calls" : "wake-ups");
     free(X.slots);
     free(w);

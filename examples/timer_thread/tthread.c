@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 TIMER_SERVICE_DEFINE(tthread_svc, wheel)
 
@@ -32,7 +33,7 @@ static void tthread_fire(struct timer_service_timer *st, void *arg,
 
 struct tthread *tthread_start(int threads)
 {
-    struct timer_service_options opt = {0, 0, NULL, NULL};
+    struct timer_service_options opt;
     struct tthread *tt;
     int err;
 
@@ -43,6 +44,7 @@ struct tthread *tthread_start(int threads)
     tt = calloc(1, sizeof *tt);
     if (tt == NULL)
         return NULL;
+    memset(&opt, 0, sizeof opt);
     opt.shards = (unsigned)threads;
     if ((err = tthread_svc_init(&tt->svc, &opt)) == 0 && (err = tthread_svc_start(&tt->svc)) != 0)
         tthread_svc_destroy(&tt->svc);
@@ -76,14 +78,13 @@ int tthread_add(struct tthread *tt, struct tthread_timer *t, int64_t expire_ms)
 
 enum tthread_cancel_result tthread_cancel(struct tthread *tt, struct tthread_timer *t)
 {
-    int r = tthread_svc_cancel(&tt->svc, &t->st);
-    return r > 0 && (r & TIMER_SERVICE_STOPPED) ? TTHREAD_CANCELLED : TTHREAD_TOO_LATE;
+    return tthread_svc_cancel(&tt->svc, &t->st).stopped ? TTHREAD_CANCELLED : TTHREAD_TOO_LATE;
 }
 
 int tthread_cancel_sync(struct tthread *tt, struct tthread_timer *t)
 {
-    int r = tthread_svc_cancel_sync(&tt->svc, &t->st);
-    return r < 0 ? r : (r & TIMER_SERVICE_STOPPED) != 0;
+    struct timer_service_result r = tthread_svc_cancel_sync(&tt->svc, &t->st);
+    return r.error != 0 ? r.error : r.stopped;
 }
 
 uint64_t tthread_wakeups(struct tthread *tt)
