@@ -109,19 +109,21 @@
  *   does the share of what it has left that d is of the ticks from the old
  *   clock to the slot's start, so that it is done when the clock gets
  *   there, never past C = 4,088 + 8 per item handed out + 8 per change
- *   since the previous query; then the pop goes on to PACE = 48 steps in
+ *   since the previous query; then the pop goes on to PACE = 16 steps in
  *   all, so that a window is done early, nothing is owed, and pop's fast
- *   path is back (the pop(ord) and min_time+pop rows). next_expiry and
- *   first, which never move the clock, do only the work their 8s paid for.
- *   Invariant: a pop that stopped short of C did every slot's share, and
- *   one that stopped short of PACE left nothing owed (the bound fuzzer
- *   models the shares and fails a call that did less). A step goes at most
- *   FEW over, so while the shares are small (a pop every tick or few) a
- *   call stays within 64 + 8 per item + 8 per change (make bench-latency's
- *   event loops and test/adversarial.c's, which count it: in one run the
- *   largest pop took 68 steps handing out 1, the largest next_expiry 40;
- *   in its tick loop, 1M timers at delays up to 4,096, 6,269 handing out
- *   693).
+ *   path is back (the pop(ord) and min_time+pop rows: 198 and 233
+ *   instructions with the shares alone, 167 and 202 so; at PACE = 48, 132
+ *   and 167, but then make bench-latency's loop has a pop p99 of 7.6 us,
+ *   against 2.6 us). next_expiry and first, which never move the clock, do
+ *   only the work their 8s paid for. Invariant: a pop that stopped short of
+ *   C did every slot's share, and one that stopped short of PACE left
+ *   nothing owed (the bound fuzzer models the shares and fails a call that
+ *   did less). A step goes at most FEW over, so while the shares are small
+ *   (a pop every tick or few) a call stays within 64 + 8 per item + 8 per
+ *   change (make bench-latency's event loops and test/adversarial.c's,
+ *   which count it: in one run the largest pop took 74 steps handing out
+ *   1, the largest next_expiry 41; in its tick loop, 1M timers at delays up
+ *   to 4,096, 6,157 handing out 689).
  * - One item. A pending slot of one item goes down at once when its window
  *   opens, and an insert into an empty pending slot with its window open
  *   goes straight down, so that insert's fast path, which appends to any
@@ -265,7 +267,7 @@ struct timer_wheel_node {
  * call stays within C = 64 + 8 per item + 8 per change, the tail of the
  * event loops. Tests define it lower too. */
 #ifndef TIMER_WHEEL_PACE
-#define TIMER_WHEEL_PACE 48
+#define TIMER_WHEEL_PACE 16
 #endif
 /* A slot of at most FEW items that a query must read exactly is searched
  * (FEW + 1 links); a bigger one is put in order into its level's run. */
