@@ -87,20 +87,20 @@
  * other guard names: one of them after this version fails on its
  * redefinitions, never silently.) The numbers in the test are this copy's
  * version, as in the macros below: pkg/set_version.sh writes both. */
-#if defined(TIMER_VERSION_MAJOR) && (TIMER_VERSION_MAJOR != 2 || TIMER_VERSION_MINOR != 3 || TIMER_VERSION_PATCH != 0)
+#if defined(TIMER_VERSION_MAJOR) && (TIMER_VERSION_MAJOR != 2 || TIMER_VERSION_MINOR != 4 || TIMER_VERSION_PATCH != 0)
 #if defined(__GNUC__) || defined(__clang__)
 /* #error cannot expand macros; this pragma, built by them, can. */
 #define TIMER_CLASH_STR2_(x) #x
 #define TIMER_CLASH_STR_(x) TIMER_CLASH_STR2_(x)
 #define TIMER_CLASH_(a, b, c)                                                                                 \
-    _Pragma(TIMER_CLASH_STR_(GCC error TIMER_CLASH_STR_(timer_containers: version 2.3.0 (this header) and a.b.c \
+    _Pragma(TIMER_CLASH_STR_(GCC error TIMER_CLASH_STR_(timer_containers: version 2.4.0 (this header) and a.b.c \
         (included before) in one translation unit: use one copy of the library)))
 TIMER_CLASH_(TIMER_VERSION_MAJOR, TIMER_VERSION_MINOR, TIMER_VERSION_PATCH)
 #undef TIMER_CLASH_STR2_
 #undef TIMER_CLASH_STR_
 #undef TIMER_CLASH_
 #else
-#error "timer_containers: version 2.3.0 (this header) and another (TIMER_VERSION, included before) in one translation unit"
+#error "timer_containers: version 2.4.0 (this header) and another (TIMER_VERSION, included before) in one translation unit"
 #endif
 #endif
 
@@ -116,9 +116,9 @@ TIMER_CLASH_(TIMER_VERSION_MAJOR, TIMER_VERSION_MINOR, TIMER_VERSION_PATCH)
 
 /* The library's version, from every header (each includes this one). */
 #define TIMER_VERSION_MAJOR 2
-#define TIMER_VERSION_MINOR 3
+#define TIMER_VERSION_MINOR 4
 #define TIMER_VERSION_PATCH 0
-#define TIMER_VERSION "2.3.0"
+#define TIMER_VERSION "2.4.0"
 
 struct tlist {
     struct tlist *next, *prev;
