@@ -1362,6 +1362,18 @@ static size_t l_pop(struct loop *l, int64_t now, enum loop_mode mode)
     return k;
 }
 
+/* next_expiry, counted, and checked against the model's earliest expiry. */
+static int64_t l_next_expiry(struct loop *l)
+{
+    int64_t want = l_earliest(l), t;
+    th_note("next_expiry", -1);
+    adv_begin(&l->a);
+    t = l->a.answer = ac_next_expiry(&l->a.c);
+    adv_end(&l->a, C_NEXT, 0);
+    TH_EXPECT(t == want, "next_expiry() = %" PRId64 ", want %" PRId64, t, want);
+    return t;
+}
+
 static double l_seconds(const struct timespec *t0)
 {
     struct timespec t1;
@@ -1469,15 +1481,10 @@ static void run_loop(size_t n, enum loop_mode mode, int64_t end)
                    "pop %llu (%llu steps)\n", name, TK_KIND, n, l.a.max[C_NEXT].moves, l.a.max[C_NEXT].steps,
                    l.a.max[C_POP].moves, l.a.max[C_POP].steps);
         }
-        int64_t t, want;
+        int64_t t;
         if (mode == LOOP_TICK || mode == LOOP_STALE) {
             if (mode == LOOP_STALE && l.now == 100) {
-                want = l_earliest(&l);
-                th_note("next_expiry", -1);
-                adv_begin(&l.a);
-                t = l.a.answer = ac_next_expiry(&l.a.c);
-                adv_end(&l.a, C_NEXT, 0);
-                TH_EXPECT(t == want, "next_expiry() = %" PRId64 ", want %" PRId64, t, want);
+                (void)l_next_expiry(&l);
                 for (i = 1004; i < n; i++)
                     l_arm(&l, i, rnd(12288, 16383));
             }
@@ -1485,12 +1492,7 @@ static void run_loop(size_t n, enum loop_mode mode, int64_t end)
             l.rounds++;
             continue;
         }
-        want = l_earliest(&l);
-        th_note("next_expiry", -1);
-        adv_begin(&l.a);
-        t = l.a.answer = ac_next_expiry(&l.a.c);
-        adv_end(&l.a, C_NEXT, 0);
-        TH_EXPECT(t == want, "next_expiry() = %" PRId64 ", want %" PRId64, t, want);
+        t = l_next_expiry(&l);
         if (t > l.now)
             l.now = t;
         if (stall && l.rounds % 1024 == 1023)

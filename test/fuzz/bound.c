@@ -497,6 +497,19 @@ static int fb_idle(void)
     return -1;
 }
 
+/* A bulk fill of one window: 1 + 16 b idle items at times in [t, t + span),
+ * t and span read next from the input. */
+static void fb_fill(void)
+{
+    unsigned k = 1 + fz_byte() * 16, i;
+    int64_t t = fb_time(), span = fb_distance();
+    for (i = 0; i < k; i++) {
+        int id = fb_idle();
+        if (id >= 0)
+            fb_insert(id, fb_add(t, (int64_t)(fb_rand() % (uint64_t)span)));
+    }
+}
+
 static void fb_op(void)
 {
     unsigned op = fz_byte() % 18, k, i;
@@ -527,14 +540,7 @@ static void fb_op(void)
         fb_query(fb.n <= 1024 ? 2 : 0);
         break;
     case 8:                            /* a bulk fill of one window: no query in between */
-        k = 1 + fz_byte() * 16;
-        t = fb_time();
-        span = fb_distance();
-        for (i = 0; i < k; i++) {
-            int id = fb_idle();
-            if (id >= 0)
-                fb_insert(id, fb_add(t, (int64_t)(fb_rand() % (uint64_t)span)));
-        }
+        fb_fill();
         break;
     case 9:                            /* a push-back storm: now + T - jitter, no order */
         k = fz_byte();
@@ -582,14 +588,7 @@ static void fb_op(void)
     case 16:                           /* a query, then arrivals (2.3's stale state: libevent's
                                           callbacks arm timers after a next_expiry) */
         fb_query((int)(fz_byte() & 1));
-        k = 1 + fz_byte() * 16;
-        t = fb_time();
-        span = fb_distance();
-        for (i = 0; i < k; i++) {
-            int id = fb_idle();
-            if (id >= 0)
-                fb_insert(id, fb_add(t, (int64_t)(fb_rand() % (uint64_t)span)));
-        }
+        fb_fill();
         break;
     case 17:                           /* a dense steady loop: a pop every tick, each due
                                           item re-armed at now + 1 .. d */
