@@ -2858,6 +2858,15 @@ TIMER_INLINE_ size_t timer_wheel_take_runs_(struct timer_wheel *w, int64_t bound
     return timer_wheel_take_front_(w, i, bound, out);
 }
 
+/* Items joined run r: pop picks its best run anew, and runs_low may be
+ * lower now. */
+TIMER_INLINE_ void timer_wheel_joined_(struct timer_wheel *w, size_t r)
+{
+    int64_t f = timer_wheel_front_(w, r);
+    w->best = TIMER_WHEEL_NSLOTS;
+    w->runs_low = w->runs_low < f ? w->runs_low : f;
+}
+
 /* Put slot i (of level l >= 1, not empty) in order into level l's run:
  * sorted, then merged in (the run's items arrived first: ahead among
  * ties). A query does this to a slot it must read exactly whose window
@@ -2868,8 +2877,7 @@ TIMER_NOINLINE_ void timer_wheel_to_run_(struct timer_wheel *w, size_t i)
     timer_wheel_sort_(w, &w->slot[i]);
     timer_wheel_merge_(w, timer_wheel_head_(w, r), &w->slot[i]);
     tbitmap_clear(w->occupied, i);
-    w->best = TIMER_WHEEL_NSLOTS;
-    w->runs_low = w->runs_low < timer_wheel_front_(w, r) ? w->runs_low : timer_wheel_front_(w, r);
+    timer_wheel_joined_(w, r);
 }
 
 /* ---- behind the clock: the due run and the merge ---------------------------------- */
@@ -3234,9 +3242,7 @@ TIMER_NOINLINE_ void timer_wheel_step_(struct timer_wheel *w, unsigned l, size_t
         if (k >= TIMER_WHEEL_FEW || (had && k != 0)) {
             tlist_splice_range_(timer_wheel_head_(w, r), ph->next, pos->prev);
             timer_wheel_cut_to_(w, p, pos, k);
-            w->best = TIMER_WHEEL_NSLOTS;
-            last = timer_wheel_front_(w, r);
-            w->runs_low = w->runs_low < last ? w->runs_low : last;
+            timer_wheel_joined_(w, r);
             return;
         }
         pos = ph->next;                     /* a short sorted front: refined with the rest */
