@@ -108,22 +108,23 @@
  *   slot, coarsest first (a finer one may lie in it and receive its items),
  *   does the share of what it has left that d is of the ticks from the old
  *   clock to the slot's start, so that it is done when the clock gets
- *   there, never past C = 4,088 + 8 per item handed out + 8 per change
- *   since the previous query; then the pop goes on to PACE = 16 steps in
- *   all, so that a window is done early, nothing is owed, and pop's fast
+ *   there, never past PACE = 16 + 8 per item handed out + 8 per change
+ *   since the previous query while what is left could be done at 16 steps
+ *   a tick, else past C = 4,088 + the same 8s; then the pop goes on to 16
+ *   in all, so that a window is done early, nothing is owed, and pop's fast
  *   path is back (the pop(ord) and min_time+pop rows: 198 and 233
  *   instructions with the shares alone, 167 and 202 so; at PACE = 48, 132
  *   and 167, but then make bench-latency's loop has a pop p99 of 7.6 us,
  *   against 2.6 us). next_expiry and first, which never move the clock, do
  *   only the work their 8s paid for. Invariant: a pop that stopped short of
- *   C did every slot's share, and one that stopped short of PACE left
- *   nothing owed (the bound fuzzer models the shares and fails a call that
- *   did less). A step goes at most FEW over, so while the shares are small
- *   (a pop every tick or few) a call stays within 64 + 8 per item + 8 per
- *   change (make bench-latency's event loops and test/adversarial.c's,
- *   which count it: in one run the largest pop took 74 steps handing out
- *   1, the largest next_expiry 41; in its tick loop, 1M timers at delays up
- *   to 4,096, 6,157 handing out 689).
+ *   its limit did every slot's share, and one that stopped short of PACE
+ *   left nothing owed (the bound fuzzer models the shares and fails a call
+ *   that did less). A step goes at most FEW over, so a pop whose windows
+ *   keep pace stays within 24 + 8 per item + 8 per change, inside the
+ *   event loops' C = 64 (make bench-latency's loops; test/adversarial.c's
+ *   count it: in one run the largest pop took 40 steps handing out 3, the
+ *   largest next_expiry 40; in its tick loop, 1M timers at delays up to
+ *   4,096, whose windows cannot keep pace, 6,171 handing out 704).
  * - One item. A pending slot of one item goes down at once when its window
  *   opens, and an insert into an empty pending slot with its window open
  *   goes straight down, so that insert's fast path, which appends to any
@@ -247,9 +248,10 @@ struct timer_wheel_node {
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS 64
 #define TIMER_WHEEL_LEVELS 11
-/* A pop's limit on the work owed: C + 8 per item it hands out + 8 per
- * change since the previous query, in steps (see the top); a step goes at
- * most FEW over, so that every call stays within the bound's C = 4,096.
+/* A pop's limit on the work owed when its windows cannot keep pace: C + 8
+ * per item it hands out + 8 per change since the previous query, in steps
+ * (see the top); a step goes at most FEW over, so that every call stays
+ * within the bound's C = 4,096.
  * Tests define it lower (test/fuzz/bound.c), so that what would cost O(n)
  * in one call shows with a few hundred items; a program that defines it
  * moves the bound's C with it. */
@@ -262,10 +264,11 @@ struct timer_wheel_node {
  * expire, and an idle connection's timeout is pushed back many times: work
  * done earlier would move items that leave again. */
 #define TIMER_WHEEL_WINDOW_FROM 48
-/* The steps in all to which a pop goes on with the work owed once every
- * share is done (see the top): with the overshoot of a step (FEW) such a
- * call stays within C = 64 + 8 per item + 8 per change, the tail of the
- * event loops. Tests define it lower too. */
+/* A pop's limit on the work owed while what is left could be done at PACE
+ * steps a tick, and the steps in all to which it goes on once every share
+ * is done (see the top): with the overshoot of a step (FEW) such a pop
+ * stays within 24 + 8 per item + 8 per change, inside the event loops'
+ * C = 64. Tests define it lower too. */
 #ifndef TIMER_WHEEL_PACE
 #define TIMER_WHEEL_PACE 16
 #endif
@@ -1043,7 +1046,8 @@ TIMER_INLINE_ void timer_wheel_do_(struct timer_wheel *w, unsigned l, size_t end
  * from where it was to the slot's start, so that it is done when the clock
  * gets there if the calls keep coming, coarsest first, since a finer
  * pending slot may lie in a coarser one (the clock's digit is 63) and
- * receive its items; never past paid + C. Then the call goes on to PACE
+ * receive its items; never past paid + PACE while what is left could be
+ * done at PACE steps a tick, else paid + C. Then the call goes on to PACE
  * steps in all (a window done early leaves nothing owed, and pop takes its
  * fast path again). A query that did not move the clock (passed 0) does
  * the work it was paid for. True when anything moved. */
@@ -1056,9 +1060,11 @@ TIMER_NOINLINE_ bool timer_wheel_work_(struct timer_wheel *w, size_t paid, uint6
         l = tbitmap_highest(owed);
         ticks = ((timer_wheel_group_(w, l) + 1) << (TIMER_WHEEL_BITS * l)) - (uint64_t)w->now;
         left = w->arrived[timer_wheel_pending_(w, l)];
-        end = paid + (passed != 0 ? TIMER_WHEEL_C : 0);     /* where the call stops */
-        if (passed != 0)
+        end = paid;                         /* where the call stops */
+        if (passed != 0) {
+            end += left / TIMER_WHEEL_PACE < ticks ? TIMER_WHEEL_PACE : TIMER_WHEEL_C;
             left = (left + ticks / passed) / (ticks / passed + 1);     /* the share */
+        }
         timer_wheel_do_(w, l, w->spent + left < end ? w->spent + left : end);
     }
     for (owed = passed != 0 ? w->owed : 0; owed != 0; owed &= owed - 1)
